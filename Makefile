@@ -1,0 +1,27 @@
+# Mouchard: the two commands a new user needs are `make demo` and `make test`.
+SWIFT ?= swift
+BIN_DEBUG = .build/debug/mouchard
+BIN_RELEASE = .build/release/mouchard
+
+.PHONY: deps build release demo test bench clean
+
+## deps: install the Debian packages the build and tests need (idempotent, quiet when present)
+deps:
+	@./scripts/deps.sh
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## demo: build, then run Mouchard's main job on the bundled example in captures/
+demo: build
+	@./scripts/demo.sh $(BIN_DEBUG)
+
+## test: the whole test suite (Swift Testing)
+test: deps
+	$(SWIFT) test
+
+clean:
+	rm -rf .build

@@ -1,0 +1,1 @@
+// MouchardCapture: placeholder until its issue lands (see README "Architecture").

@@ -1,0 +1,1 @@
+// MouchardPosix: placeholder until its issue lands (see README "Architecture").

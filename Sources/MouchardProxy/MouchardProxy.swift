@@ -1,0 +1,1 @@
+// MouchardProxy: placeholder until its issue lands (see README "Architecture").

@@ -1,0 +1,1 @@
+// MouchardReport: placeholder until its issue lands (see README "Architecture").

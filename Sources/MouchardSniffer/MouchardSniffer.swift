@@ -1,0 +1,1 @@
+// MouchardSniffer: placeholder until its issue lands.

@@ -1,0 +1,1 @@
+// MouchardStore: placeholder until its issue lands (see README "Architecture").

@@ -1,0 +1,1 @@
+// MouchardTLS: placeholder until its issue lands (see README "Architecture").

@@ -1,0 +1,4 @@
+import Foundation
+import MouchardCLI
+
+exit(Mouchard.main(Array(CommandLine.arguments.dropFirst())))
