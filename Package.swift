@@ -8,6 +8,7 @@ let package = Package(
     name: "Mouchard",
     products: [
         .executable(name: "mouchard", targets: ["mouchard"]),
+        .executable(name: "mouchard-bench", targets: ["mouchard-bench"]),
         .library(name: "MouchardInspection", targets: ["MouchardInspection"]),
     ],
     targets: [
@@ -47,6 +48,11 @@ let package = Package(
             "MouchardSniffer", "MouchardCapture", "MouchardProxy", "MouchardTLS", "MouchardReport",
         ]),
         .executableTarget(name: "mouchard", dependencies: ["MouchardCLI"]),
+        // Benchmarks driven by the scripts in bench/ (release build).
+        .executableTarget(name: "mouchard-bench", dependencies: [
+            "MouchardWire", "MouchardFlow", "MouchardCodec", "MouchardInspection", "MouchardSniffer",
+            "MouchardCapture", "MouchardTLS", "MouchardPosix",
+        ], path: "bench/Sources/mouchard-bench"),
 
         .testTarget(name: "MouchardWireTests", dependencies: ["MouchardWire"]),
         .testTarget(name: "MouchardFlowTests", dependencies: ["MouchardFlow", "MouchardWire"]),
