@@ -26,7 +26,7 @@ import MouchardWire
 ///   name, and `_` members of request, response, timings, postData and content under
 ///   `request._x`, `response._x`, `timings._x`, `request.postData._x`, `response.content._x`.
 ///   Mouchard's own fields (`_flowId`, `_transport`, `_error`, `_tls`, `_noRequest`, `_serverPort`,
-///   `_clientAddress`, `_clientPort`, `_bodyTruncated`) are read back into the flow (see `HARWriter`).
+///   `_clientAddress`, `_clientPort`, `request._target`, `_bodyTruncated`) are read back into the flow (see `HARWriter`).
 public enum HARReader {
     /// Parses a HAR file. Throws `HARError` naming the JSON path (or byte offset) of the first problem.
     public static func read(_ data: Data) throws(HARError) -> [Flow] {
@@ -79,7 +79,7 @@ public enum HARReader {
 
         let requestNode = try e.required("request")
         try requestNode.requireObject()
-        try collectCustom(requestNode, prefix: "request.", own: ["_bodyTruncated"], into: &extras)
+        try collectCustom(requestNode, prefix: "request.", own: ["_bodyTruncated", "_target"], into: &extras)
         let noRequest = try e.child("_noRequest")?.bool() ?? false
         var transport: FlowTransport?
         if let t = e.child("_transport") { transport = FlowTransport(rawValue: try t.string()) }
@@ -187,6 +187,12 @@ public enum HARReader {
         if method != "CONNECT", request.url != expected {
             // A Host header that disagrees with the URL: the URL wins (absolute-form target).
             request.head.target = url
+        }
+        if let t = rq.child("_target") {
+            // Mouchard's exact request-target, used when it still gives the entry's URL.
+            var exact = request
+            exact.head.target = try t.string()
+            if exact.url == expected { request = exact }
         }
         return (request, parts.authority)
     }
