@@ -13,6 +13,7 @@ struct Benchmark {
 
 let benchmarks: [Benchmark] = [
     wireBenchmark,
+    trackerLookupBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
