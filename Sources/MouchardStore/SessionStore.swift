@@ -73,7 +73,9 @@ public final class SessionStore: Sendable {
             guard isDir.boolValue else { throw StoreError(file: directory, message: "is a file, not a session folder") }
         } else if create {
             do {
-                try fm.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                let parent = (directory as NSString).deletingLastPathComponent
+                if !parent.isEmpty { try fm.createDirectory(atPath: parent, withIntermediateDirectories: true) }
+                try fm.createDirectory(atPath: directory, withIntermediateDirectories: false,
                                        attributes: [.posixPermissions: 0o700])
             } catch {
                 throw StoreError(file: directory, message: "cannot create the session folder (\(error.localizedDescription))")
