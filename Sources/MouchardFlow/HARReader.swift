@@ -183,8 +183,12 @@ public enum HARReader {
         var request = HTTPRequest(head: HTTPRequestHead(method: method, target: target, version: version, headers: headers),
                                   scheme: parts.scheme, fallbackAuthority: parts.authority, body: body,
                                   bodyTruncated: try rq.child("_bodyTruncated")?.bool() ?? false)
-        let expected = "\(parts.scheme)://\(URLParts.droppingDefaultPort(authority: parts.authority, scheme: parts.scheme))\(parts.pathAndQuery)"
-        if method != "CONNECT", request.url != expected {
+        let shownAuthority = URLParts.droppingDefaultPort(authority: parts.authority, scheme: parts.scheme)
+        let expected = "\(parts.scheme)://\(shownAuthority)\(parts.pathAndQuery)"
+        // `request.url` takes the authority from the Host header first (the target is origin-form
+        // here); compared without building the URL, which is costly on large files.
+        let host = headers["Host"].flatMap { $0.isEmpty ? nil : $0 }
+        if method != "CONNECT", let host, URLParts.droppingDefaultPort(authority: host, scheme: parts.scheme) != shownAuthority {
             // A Host header that disagrees with the URL: the URL wins (absolute-form target).
             request.head.target = url
         }
