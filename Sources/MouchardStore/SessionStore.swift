@@ -108,7 +108,9 @@ public final class SessionStore: Sendable {
         guard let code = error.sqliteCode else { return error }
         switch code & 0xFF {
         case 26: return StoreError(file: error.file, message: "not a Mouchard session database (not an SQLite file, or damaged)", sqliteCode: code)
-        case 11: return StoreError(file: error.file, message: "the session database is damaged (\(error.message))", sqliteCode: code)
+        case 11:
+            if error.message.hasPrefix("the session database is damaged") { return error }
+            return StoreError(file: error.file, message: "the session database is damaged: \(error.message)", sqliteCode: code)
         default: return error
         }
     }

@@ -112,6 +112,17 @@ private func devHAR(_ device: String) -> String {
         #expect(junk.status == 1)
         #expect(junk.err == "mouchard: error: captures/junk/session.sqlite: not a Mouchard session database (not an SQLite file, or damaged)\n")
         #expect(!FileManager.default.fileExists(atPath: w.path + "/out.har"))
+
+        // A session damaged after it was written: still one line naming the file, exit 1.
+        #expect(w.run(["import", devHAR("ios"), "-s", "d"]).status == 0)
+        let h = try #require(FileHandle(forUpdatingAtPath: w.path + "/captures/d/session.sqlite"))
+        try h.seek(toOffset: 8192)
+        h.write(Data(repeating: 0xA5, count: 40_000))
+        try h.close()
+        let damaged = w.run(["flows", "d"])
+        #expect(damaged.status == 1)
+        #expect(damaged.err.hasPrefix("mouchard: error: captures/d/session.sqlite: the session database is damaged"))
+        #expect(damaged.err.filter { $0 == "\n" }.count == 1 && damaged.err.hasSuffix("\n"))
     }
 
     /// Acceptance: import then export gives the same entries (method, URL, header list, request body).

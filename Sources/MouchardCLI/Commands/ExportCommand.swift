@@ -16,6 +16,10 @@ struct ExportCommand: MouchardCommand {
         minPositionals: 1, maxPositionals: 1)
 
     static func run(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
+        try SessionFiles.clarifying(io) { try perform(args, io) }
+    }
+
+    private static func perform(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
         guard let out = args.value("--har") else { throw UsageError("'export' needs --har OUT") }
         let store = try SessionFiles.openSession(args.positionals[0], io: io, create: false)
         let directory = store.directory

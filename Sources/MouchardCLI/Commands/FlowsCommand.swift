@@ -14,6 +14,10 @@ struct FlowsCommand: MouchardCommand {
         minPositionals: 1, maxPositionals: 1)
 
     static func run(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
+        try SessionFiles.clarifying(io) { try perform(args, io) }
+    }
+
+    private static func perform(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
         let store = try SessionFiles.openSession(args.positionals[0], io: io, create: false)
         let summaries = try store.flowSummaries()
         let idWidth = String(summaries.last?.id ?? 0).count

@@ -16,6 +16,10 @@ struct ImportCommand: MouchardCommand {
         minPositionals: 1, maxPositionals: 1)
 
     static func run(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
+        try SessionFiles.clarifying(io) { try perform(args, io) }
+    }
+
+    private static func perform(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
         guard let session = args.value("--session") else { throw UsageError("'import' needs --session NAME") }
         let file = args.positionals[0]
         let data = try SessionFiles.read(file, currentDirectory: io.currentDirectory)

@@ -29,10 +29,17 @@ enum SessionFiles {
     /// Opens the session named on the command line; store errors name the file relative to the
     /// current directory (`captures/x/session.sqlite: ...`).
     static func openSession(_ session: String, io: CommandIO, create: Bool) throws -> SessionStore {
+        let directory = try clarifying(io) { () throws(StoreError) in
+            try SessionStore.resolve(session: session, currentDirectory: io.currentDirectory)
+        }
+        return try clarifying(io) { () throws(StoreError) in try SessionStore(directory: directory, create: create) }
+    }
+
+    /// Runs `body`, turning a `StoreError` into a `CLIError` that names the file relative to the current directory.
+    static func clarifying<T>(_ io: CommandIO, _ body: () throws -> T) throws -> T {
         do {
-            let directory = try SessionStore.resolve(session: session, currentDirectory: io.currentDirectory)
-            return try SessionStore(directory: directory, create: create)
-        } catch {
+            return try body()
+        } catch let error as StoreError {
             throw CLIError("\(display(error.file, currentDirectory: io.currentDirectory)): \(error.message)")
         }
     }
