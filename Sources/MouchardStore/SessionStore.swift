@@ -64,6 +64,12 @@ public final class SessionStore: Sendable {
         try self.init(directory: directory, create: create, migrations: StoreSchema.migrations)
     }
 
+    /// Opens the session named as on the command line (`--session NAME` or a path), see `resolve`.
+    public convenience init(session: String, currentDirectory: String = FileManager.default.currentDirectoryPath,
+                            create: Bool) throws(StoreError) {
+        try self.init(directory: try Self.resolve(session: session, currentDirectory: currentDirectory), create: create)
+    }
+
     init(directory: String, create: Bool, migrations: [String]) throws(StoreError) {
         self.directory = directory
         let path = directory + "/" + Self.databaseFileName
