@@ -19,6 +19,8 @@ import MouchardWire
 ///   and `"_transport": "tls-metadata"`; the reader turns it back into a flow without a request.
 ///   A flow without a response gets `status: 0` and no headers, read back as no response.
 /// - `Flow.extras` are written back where the reader found them (see `HARReader`).
+/// - HAR is text: a header value whose bytes are not UTF-8 is written as its `value` text
+///   (Latin-1 view), so it reads back with the same text but UTF-8 bytes. The session store keeps the bytes.
 public struct HARWriter: Sendable {
     public var creatorName: String
     public var creatorVersion: String
