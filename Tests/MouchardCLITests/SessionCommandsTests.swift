@@ -41,6 +41,7 @@ private func devHAR(_ device: String) -> String {
 
         options:
           -s, --session NAME  session to import into
+          --skip-bad-entries  import the well-formed entries, warn about the others
           -h, --help          show this help
 
         Reads a HAR 1.2 file (Chrome, Firefox, mitmproxy, Charles or Mouchard export) and appends its
@@ -100,6 +101,10 @@ private func devHAR(_ device: String) -> String {
         #expect(bad.status == 1)
         #expect(bad.err == "mouchard: error: bad.har: log.entries[1].request.headers[0].value: expected a string, found a number\n")
         #expect(!FileManager.default.fileExists(atPath: w.path + "/captures/s"), "nothing is created for a bad file")
+        let skipping = w.run(["import", "bad.har", "--session", "s", "--skip-bad-entries"])
+        #expect(skipping.status == 0)
+        #expect(skipping.err == "mouchard: warning: bad.har: log.entries[1].request.headers[0].value: expected a string, found a number (entry skipped)\n")
+        #expect(skipping.out == "imported 1 flow from bad.har into captures/s (flow 1)\n")
         w.write("broken.har", #"{"log": {"entries": [}"#)
         #expect(w.run(["import", "broken.har", "-s", "s"]).err ==
                 "mouchard: error: broken.har: byte 21: invalid JSON: expected a value, found '}'\n")

@@ -12,7 +12,10 @@ struct ImportCommand: MouchardCommand {
         flows to the session, each committed as it is stored. NAME is the folder captures/NAME under
         the current directory; a value containing '/' is a path. The session is created if needed.
         """,
-        options: [OptionSpec("--session", short: "-s", value: "NAME", help: "session to import into")],
+        options: [
+            OptionSpec("--session", short: "-s", value: "NAME", help: "session to import into"),
+            OptionSpec("--skip-bad-entries", help: "import the well-formed entries, warn about the others"),
+        ],
         minPositionals: 1, maxPositionals: 1)
 
     static func run(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
@@ -23,9 +26,15 @@ struct ImportCommand: MouchardCommand {
         guard let session = args.value("--session") else { throw UsageError("'import' needs --session NAME") }
         let file = args.positionals[0]
         let data = try SessionFiles.read(file, currentDirectory: io.currentDirectory)
-        let flows: [Flow]
+        var flows: [Flow]
         do {
-            flows = try HARReader.read(data)
+            if args.flag("--skip-bad-entries") {
+                let (good, skipped) = try HARReader.readSkippingBadEntries(data)
+                for problem in skipped { io.err("mouchard: warning: \(file): \(problem) (entry skipped)\n") }
+                flows = good
+            } else {
+                flows = try HARReader.read(data)
+            }
         } catch {
             throw CLIError("\(file): \(error)")
         }
