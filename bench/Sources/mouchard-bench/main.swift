@@ -14,6 +14,7 @@ struct Benchmark {
 let benchmarks: [Benchmark] = [
     wireBenchmark,
     trackerLookupBenchmark,
+    harBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
