@@ -104,18 +104,8 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
         return partialLine
     }
 
-    mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [Event]) throws(HTTPParseError) {
-        var failure: HTTPParseError?
-        let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
-            do throws(HTTPParseError) { try self.run(buffer, into: &events) } catch { failure = error }
-        }
-        if done == nil {
-            let copy = Array(bytes)
-            copy.withUnsafeBufferPointer { buffer in
-                do throws(HTTPParseError) { try self.run(buffer, into: &events) } catch { failure = error }
-            }
-        }
-        if let failure { throw failure }
+    mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>, into events: inout [Event]) throws(HTTPParseError) {
+        try run(buffer, into: &events)
     }
 
     mutating func finish(into events: inout [Event]) throws(HTTPParseError) {
@@ -225,10 +215,17 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
     }
 
     private func lineLimit() -> LineLimit {
+        var limit = rawLineLimit()
+        // Clamped so that `length + 1` never overflows, whatever limits the caller configured.
+        limit.length = min(max(0, limit.length), Int.max / 2)
+        return limit
+    }
+
+    private func rawLineLimit() -> LineLimit {
         switch state {
         case .startLine: LineLimit(length: limits.maxStartLineLength, code: .startLineTooLong)
         case .headerLine, .trailerLine:
-            LineLimit(length: max(0, limits.maxHeaderBytes - sectionBytes - 2), code: .headersTooLarge)
+            LineLimit(length: max(0, limits.maxHeaderBytes) - sectionBytes - 2, code: .headersTooLarge)
         case .chunkSizeLine: LineLimit(length: limits.maxChunkSizeLineLength, code: .chunkSizeLineTooLong)
         default: LineLimit(length: 0, code: .missingChunkTerminator)
         }
@@ -279,8 +276,8 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
         case .trailerLine:
             if content.isEmpty {
                 if !fields.isEmpty {
-                    events.append(.trailers(HTTPHeaders(fields)))
-                    fields = []
+                    events.append(.trailers(HTTPHeaders(Array(fields))))
+                    fields.removeAll(keepingCapacity: true)
                 }
                 endMessage(into: &events)
             } else {
@@ -346,8 +343,9 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
 
     private mutating func completeHead(into events: inout [Event]) throws(HTTPParseError) {
         guard var head = building else { return }
-        head.headers = HTTPHeaders(fields)
-        fields = []
+        // An exact-size copy: `fields` keeps its capacity for the next message.
+        head.headers = HTTPHeaders(Array(fields))
+        fields.removeAll(keepingCapacity: true)
         building = nil
         let outcome = try Head.outcome(of: head, context: &context, at: lineStart)
         switch outcome {
@@ -376,4 +374,22 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
         events.append(.end)
         state = .startLine
     }
+}
+
+/// Runs `body` over the bytes of `bytes` as one contiguous buffer (copying only when the collection
+/// has no contiguous storage). Lets the public parsers accept any collection while the state machine
+/// itself works on a concrete buffer type, fully specialized.
+@inline(__always)
+func withContiguousBytes(_ bytes: some Collection<UInt8>,
+                         _ body: (UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> Void) throws(HTTPParseError) {
+    var failure: HTTPParseError?
+    let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+        do throws(HTTPParseError) { try body(buffer) } catch { failure = error }
+    }
+    if done == nil {
+        Array(bytes).withUnsafeBufferPointer { buffer in
+            do throws(HTTPParseError) { try body(buffer) } catch { failure = error }
+        }
+    }
+    if let failure { throw failure }
 }

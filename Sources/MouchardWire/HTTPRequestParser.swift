@@ -23,7 +23,7 @@ public struct HTTPRequestParser: HTTPMessageParsing, Sendable {
     /// Parses `bytes` and appends the events they complete to `events`. On error, the events of
     /// everything before the fault are already in `events`.
     public mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [HTTPRequestEvent]) throws(HTTPParseError) {
-        try machine.feed(bytes, into: &events)
+        try withContiguousBytes(bytes) { buffer throws(HTTPParseError) in try machine.feed(buffer, into: &events) }
     }
 
     /// End of stream: throws `truncatedMessage` if a request was incomplete.

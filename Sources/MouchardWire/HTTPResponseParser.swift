@@ -27,7 +27,7 @@ public struct HTTPResponseParser: HTTPMessageParsing, Sendable {
     public var pendingRequestCount: Int { machine.context.pendingCount }
 
     public mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [HTTPResponseEvent]) throws(HTTPParseError) {
-        try machine.feed(bytes, into: &events)
+        try withContiguousBytes(bytes) { buffer throws(HTTPParseError) in try machine.feed(buffer, into: &events) }
     }
 
     /// End of stream: completes an until-close body; throws `truncatedMessage` if a response was incomplete.
