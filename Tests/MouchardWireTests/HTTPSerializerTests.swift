@@ -71,3 +71,36 @@ import Testing
         }
     }
 }
+
+@Suite struct HTTPBodyEncoderTests {
+    /// What a proxy does: parse a request as a stream, forward head and body pieces re-framed as the
+    /// head declares, and get an equivalent request on the other side.
+    @Test func streamingForwardOfChunkedAndLengthBodies() throws {
+        let input = bytes("POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x\r\nde\r\n0\r\nT: 1\r\n\r\n"
+            + "POST /b HTTP/1.1\r\nContent-Length: 4\r\n\r\nwxyz")
+        var parser = HTTPRequestParser()
+        var forwarded: [UInt8] = []
+        var encoder = HTTPBodyEncoder(framing: .none)
+        var trailers = HTTPHeaders()
+        for piece in stride(from: 0, to: input.count, by: 5).map({ input[$0..<min(input.count, $0 + 5)] }) {
+            for event in try parser.feed(piece) {
+                switch event {
+                case .head(let head):
+                    encoder = HTTPBodyEncoder(framing: try HTTPBodyFraming(request: head))
+                    HTTPSerializer.appendHead(head, to: &forwarded)
+                case .body(let b): encoder.appendBody(b, to: &forwarded)
+                case .trailers(let t): trailers = t
+                case .end:
+                    encoder.appendEnd(trailers: trailers, to: &forwarded)
+                    trailers = []
+                default: break
+                }
+            }
+        }
+        let original = try HTTPMessageReader.messages(in: input, parser: HTTPRequestParser())
+        let received = try HTTPMessageReader.messages(in: forwarded, parser: HTTPRequestParser())
+        #expect(received == original)
+        #expect(received.map(\.body) == [bytes("abcde"), bytes("wxyz")])
+        #expect(received.first?.trailers == [("T", "1")])
+    }
+}
