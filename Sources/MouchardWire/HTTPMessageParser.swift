@@ -178,8 +178,12 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
                         do throws(HTTPParseError) { try self.line(w, 0..<w.count, limit: limit, into: &events) } catch { failure = error }
                     }
                     if let failure { throw failure }
-                    whole.removeAll(keepingCapacity: true)
-                    swap(&whole, &partialLine)
+                    // Keep a small buffer for the next split line; give back a big one (a
+                    // proxy holds one parser per connection).
+                    if whole.capacity <= 16 * 1024 {
+                        whole.removeAll(keepingCapacity: true)
+                        swap(&whole, &partialLine)
+                    }
                 }
                 i = lf + 1
             case .fixedBody(let remaining):

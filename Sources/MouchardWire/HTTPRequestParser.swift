@@ -7,9 +7,11 @@
 /// Call `finish` at end of stream. After an error the parser stays failed and rethrows it.
 ///
 /// Rules (RFC 9112): Transfer-Encoding with Content-Length, a final transfer coding other than
-/// chunked, invalid or differing Content-Length values, obs-fold, whitespace before the colon,
-/// invalid token characters and control bytes in values are rejected; identical duplicate
-/// Content-Length values are accepted; lines must end with CRLF unless `lineEndings` says otherwise.
+/// chunked, invalid or differing Content-Length values, several Host fields, obs-fold, whitespace
+/// before the colon, invalid token characters and control bytes in values are rejected; identical
+/// duplicate Content-Length values are accepted; a CONNECT request has no body whatever its headers
+/// say; lines must end with CRLF unless `lineEndings` says otherwise. An HTTP/1.0 request with
+/// Transfer-Encoding is parsed (chunked), but RFC 9112 §6.1 wants the connection closed after it.
 public struct HTTPRequestParser: HTTPMessageParsing, Sendable {
     public typealias Head = HTTPRequestHead
     var machine: HTTPMessageParser<HTTPRequestHead>

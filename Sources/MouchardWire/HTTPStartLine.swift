@@ -44,9 +44,16 @@ extension HTTPRequestHead: HTTPParsableHead {
         return HTTPRequestHead(method: method, target: decodeFieldText(targetBytes), version: version)
     }
 
+    /// Besides framing, rejects a request with several Host fields (RFC 9112 §3.2: which one a
+    /// server or a proxy believes is ambiguous). A missing Host is accepted.
     static func outcome(of head: HTTPRequestHead, context: inout HTTPExchangeContext,
                         at offset: Int) throws(HTTPParseError) -> HTTPHeadOutcome {
-        .final(try HTTPBodyFraming(request: head, streamOffset: offset))
+        var hosts = 0
+        for field in head.headers.fields where field.name.utf8.count == 4 && fieldName(field.name, is: "host") {
+            hosts += 1
+            if hosts > 1 { throw HTTPParseError(.multipleHostFields, at: offset) }
+        }
+        return .final(try HTTPBodyFraming(request: head, streamOffset: offset))
     }
 }
 
