@@ -84,6 +84,15 @@ public struct HTTPMessageReader<Parser: HTTPMessageParsing>: Sendable {
         }
     }
 
+    /// After a gap in the stream (or a fault): returns what was received of the interrupted message
+    /// (marked incomplete and truncated), and makes the parser look for the next start line.
+    public mutating func resynchronize() -> Message? {
+        markPartialIncomplete()
+        defer { partial = nil; interim = [] }
+        parser.resynchronize()
+        return partial
+    }
+
     /// Convenience: every message of a whole stream (feed then finish).
     public static func messages(in bytes: some Collection<UInt8>, parser: Parser,
                                 bodyLimit: Int = 16 << 20) throws(HTTPParseError) -> [Message] {
