@@ -36,6 +36,13 @@ public final class TLSClientSession: TLSSession, @unchecked Sendable {
                 guard SSL_set1_host(ssl, host) == 1 else { throw .invalidName(host) }
             }
         }
+        if let cache = context.sessionCache {
+            let key = host.lowercased() + "|" + (sni ?? "")
+            engine.sessionCacheKey = key
+            if let entry = cache.lookup(key) {
+                _ = SSL_set_session(ssl, entry.session)  // takes its own reference
+            }
+        }
         _ = engine.advance()  // writes the ClientHello
     }
 

@@ -27,6 +27,8 @@ final class TLSEngine {
     // Client side: the host being verified (for error messages).
     var verifiedHost: String?
     var verifies = false
+    /// Client: the key its sessions are cached under (nil: no resumption).
+    var sessionCacheKey: String?
     /// The last alert the peer sent (level << 8 | description), from the info callback.
     var lastReceivedAlert: Int32?
 

@@ -161,3 +161,23 @@ import MouchardTLS
         #expect(mode == 0o600)
     }
 }
+
+@Suite struct TLSResumptionTests {
+    @Test func secondUpstreamConnectionResumesAndStillKnowsTheNames() throws {
+        let fixture = try TLSFixture()
+        var resumed: [Bool] = []
+        for _ in 0..<2 {
+            let client = try TLSClientSession(context: fixture.client, host: "again.test")
+            let server = try TLSServerSession(context: fixture.server)
+            try client.write(Array("ping".utf8))
+            let first = try pump(client: client, server: server) { try fixture.minter.identity(serverName: $0.serverName) }
+            #expect(first.serverPlaintext == Array("ping".utf8))
+            try server.write(Array("pong".utf8))
+            let second = try pump(client: client, server: server) { _ in throw TLSError.closedDuringHandshake }
+            #expect(second.clientPlaintext == Array("pong".utf8))
+            #expect(client.peerNames?.dnsNames == ["again.test"])
+            resumed.append(client.isResumed)
+        }
+        #expect(resumed == [false, true])
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import MouchardTLS
+
+/// `mouchard-bench tls-handshake [SECONDS]`: in-memory TLS 1.3 handshakes between a fresh
+/// TLSClientSession (verifying, like the proxy's upstream side) and a fresh TLSServerSession
+/// (leaf from the cache, like the phone side), one small request and response each. Run twice:
+/// full handshakes (no resumption) and with the client's session cache (resumed). Single
+/// thread; rates are per CPU-second of this thread (the machine is shared, wall time is noisy),
+/// with the wall-clock rate alongside. Also times leaf minting and cache hits.
+@MainActor let tlsHandshakeBenchmark = Benchmark(
+    name: "tls-handshake",
+    summary: "in-memory TLS 1.3 client↔server handshakes/s (single thread) and leaf mints/s"
+) { args in
+    let seconds = args.first.flatMap(Double.init) ?? 5
+    let home = NSTemporaryDirectory() + "mouchard-bench-tls-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    let authority = try CertificateAuthority.loadOrCreate(directory: home)
+    let minter = try LeafCertificateMinter(authority: authority, cacheCapacity: 100_000)
+    let serverContext = try TLSServerContext()
+    let anchors = UpstreamVerification.only(anchorFiles: [authority.certificatePath])
+    let fullContext = try TLSClientContext(verification: anchors, resumableOrigins: 0)
+    let resumingContext = try TLSClientContext(verification: anchors)
+    var bench = TLSHandshakeLoop(serverContext: serverContext, minter: minter)
+
+    for (label, context) in [("full", fullContext), ("resumed", resumingContext)] {
+        for _ in 0..<50 { _ = try bench.connect(clientContext: context) }  // warm-up (fills caches)
+        bench.serverCPU = 0
+        var count = 0, resumed = 0
+        let start = Date(), cpuStart = threadCPUTime()
+        while Date().timeIntervalSince(start) < seconds / 2 {
+            for _ in 0..<50 { resumed += try bench.connect(clientContext: context) ? 1 : 0 }
+            count += 50
+        }
+        let wall = Date().timeIntervalSince(start), cpu = threadCPUTime() - cpuStart
+        print(String(format: "tls-handshake %@: %d connections (%d resumed), %.0f/CPU-s both sides (%.0f/s wall); "
+                     + "server side alone %.0f µs CPU = %.0f/CPU-s", label, count, resumed, Double(count) / cpu,
+                     Double(count) / wall, bench.serverCPU / Double(count) * 1e6, Double(count) / bench.serverCPU))
+    }
+
+    var mints = 0
+    let mintStart = Date(), mintCPU = threadCPUTime()
+    while Date().timeIntervalSince(mintStart) < min(2, seconds) {
+        _ = try minter.identity(serverName: "host\(mints).bench.test")
+        mints += 1
+    }
+    print(String(format: "leaf-mint: %d new leaves, %.0f mints/CPU-s (cache misses)", mints, Double(mints) / (threadCPUTime() - mintCPU)))
+    let hitCPU = threadCPUTime()
+    for hit in 0..<200_000 { _ = try minter.identity(serverName: "host\(hit % 1000).bench.test") }
+    print(String(format: "leaf-cache-hit: %.0f lookups/CPU-s", 200_000 / (threadCPUTime() - hitCPU)))
+}
+
+/// CPU time of the calling thread, in seconds.
+func threadCPUTime() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
+}
+
+/// One client↔server connection pumped in memory; accumulates the server side's CPU time.
+struct TLSHandshakeLoop {
+    let serverContext: TLSServerContext
+    let minter: LeafCertificateMinter
+    var serverCPU = 0.0
+    let request = Array("GET / HTTP/1.1\r\nHost: bench.test\r\n\r\n".utf8)
+    let response = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
+
+    /// Returns whether the handshake was resumed.
+    mutating func connect(clientContext: TLSClientContext) throws -> Bool {
+        let client = try TLSClientSession(context: clientContext, host: "bench.test")
+        var mark = threadCPUTime()
+        let server = try TLSServerSession(context: serverContext)
+        serverCPU += threadCPUTime() - mark
+        try client.write(request)
+        var gotRequest = false, gotResponse = false
+        for _ in 0..<10 {
+            let toServer = client.pendingOutput()
+            mark = threadCPUTime()
+            for event in server.feed(toServer) {
+                switch event {
+                case .clientHello(let hello):
+                    for e in server.provideIdentity(try minter.identity(serverName: hello.serverName)) {
+                        if case .failed(let error) = e { throw error }
+                    }
+                case .plaintext:
+                    gotRequest = true
+                    try server.write(response)
+                case .failed(let error): throw error
+                default: break
+                }
+            }
+            let toClient = server.pendingOutput()
+            serverCPU += threadCPUTime() - mark
+            for event in client.feed(toClient) {
+                if case .plaintext = event { gotResponse = true }
+                if case .failed(let error) = event { throw error }
+            }
+            if gotRequest, gotResponse { return client.isResumed }
+        }
+        throw TLSError.handshakeFailed("benchmark exchange did not finish")
+    }
+}
