@@ -80,6 +80,9 @@ public final class CertificateAuthority: @unchecked Sendable {
         return try builder.sign(publicKeyOf: key, issuer: nil, signer: key)
     }
 
+    /// The permission bits of the key file (0o600 expected), nil if it cannot be read.
+    public var keyFileMode: Int? { PrivateFile.mode(of: keyPath) }
+
     private static func read(_ path: String) throws(TLSError) -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else { throw .file(path: path, reason: "cannot read") }
         return [UInt8](data)

@@ -75,7 +75,7 @@ struct CACommand: MouchardCommand {
         let dates = ISO8601DateFormatter()
         return """
         certificate: \(authority.certificatePath)
-        key:         \(authority.keyPath)
+        key:         \(authority.keyPath) (mode \(authority.keyFileMode.map { "0" + String($0, radix: 8) } ?? "?")\(authority.keyFileMode.map { $0 & 0o077 != 0 } == true ? ", WARNING: readable by others" : ""))
         subject:     \(certificate.subject)
         SHA-256:     \(certificate.sha256Fingerprint)
         valid from:  \(dates.string(from: certificate.notBefore))
