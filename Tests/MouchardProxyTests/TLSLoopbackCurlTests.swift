@@ -97,19 +97,7 @@ final class LoopbackTLSServer: @unchecked Sendable {
     }
 }
 
-/// Runs curl (from PATH) and returns status and stdout+stderr.
-func runCurl(_ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["curl"] + arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-}
+func runCurl(_ arguments: [String]) throws -> (status: Int32, output: String) { try runTool("curl", arguments) }
 
 @Suite struct TLSLoopbackCurlTests {
     @Test func curlTrustingOurCAGetsTheResponseOverHTTP1() throws {
