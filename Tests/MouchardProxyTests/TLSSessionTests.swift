@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import MouchardTLS
+@testable import MouchardTLS
 
 @Suite struct TLSSessionTests {
     @Test func inMemoryHandshakeWithSNIALPNAndDataBothWays() throws {
@@ -179,5 +179,28 @@ import MouchardTLS
             resumed.append(client.isResumed)
         }
         #expect(resumed == [false, true])
+    }
+}
+
+@Suite struct TLSBufferTests {
+    /// Memory BIOs never shrink; after a 1 MB transfer both sides give the memory back, so idle
+    /// keep-alive connections stay small.
+    @Test func largeTransferBuffersAreReclaimedOnceDrained() throws {
+        let fixture = try TLSFixture()
+        let client = try TLSClientSession(context: fixture.client, host: "big.test")
+        let server = try TLSServerSession(context: fixture.server, identity: try fixture.minter.identity(serverName: "big.test"))
+        try pump(client: client, server: server) { _ in throw TLSError.closedDuringHandshake }
+        let body = (0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try server.write(body)
+        #expect(server.pendingOutputCount > body.count)
+        let result = try pump(client: client, server: server) { _ in throw TLSError.closedDuringHandshake }
+        #expect(result.clientPlaintext == body)
+        for engine in [server.engine, client.engine] {
+            #expect(engine.bufferCapacities.input <= TLSEngine.bufferReclaimThreshold)
+            #expect(engine.bufferCapacities.output <= TLSEngine.bufferReclaimThreshold)
+        }
+        // Still usable afterwards.
+        try client.write(Array("after".utf8))
+        #expect(try pump(client: client, server: server) { _ in throw TLSError.closedDuringHandshake }.serverPlaintext == Array("after".utf8))
     }
 }

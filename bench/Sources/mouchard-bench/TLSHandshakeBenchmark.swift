@@ -99,3 +99,45 @@ struct TLSHandshakeLoop {
         throw TLSError.handshakeFailed("benchmark exchange did not finish")
     }
 }
+
+/// `mouchard-bench tls-idle-memory [N]`: memory held by N established, idle phone-side sessions
+/// (each after a 100 KB response, so grown buffers must have been given back), with their
+/// client peers freed. The proxy keeps thousands of idle keep-alive connections.
+@MainActor let tlsIdleMemoryBenchmark = Benchmark(
+    name: "tls-idle-memory",
+    summary: "RSS per idle established TLSServerSession after a 100 KB response"
+) { args in
+    let count = args.first.flatMap(Int.init) ?? 2000
+    let home = NSTemporaryDirectory() + "mouchard-bench-tls-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    let authority = try CertificateAuthority.loadOrCreate(directory: home)
+    let minter = try LeafCertificateMinter(authority: authority)
+    let serverContext = try TLSServerContext()
+    let clientContext = try TLSClientContext(verification: .only(anchorFiles: [authority.certificatePath]))
+    let body = [UInt8](repeating: 0x61, count: 100_000)
+    var held: [TLSServerSession] = []
+    held.reserveCapacity(count)
+    func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+    }
+    _ = try minter.identity(serverName: "idle.test")
+    let before = residentBytes()
+    for _ in 0..<count {
+        let client = try TLSClientSession(context: clientContext, host: "idle.test")
+        let server = try TLSServerSession(context: serverContext, identity: try minter.identity(serverName: "idle.test"))
+        var received = 0
+        for round in 0..<20 {
+            _ = server.feed(client.pendingOutput())
+            if round == 2 { try server.write(body) }
+            for case .plaintext(let bytes) in client.feed(server.pendingOutput()) { received += bytes.count }
+            if received >= body.count { break }
+        }
+        guard received == body.count else { throw TLSError.handshakeFailed("idle benchmark transfer incomplete") }
+        held.append(server)
+    }
+    let after = residentBytes()
+    print(String(format: "tls-idle-memory: %d idle server sessions hold %.1f MB RSS = %.1f KB each",
+                 held.count, Double(after - before) / 1e6, Double(after - before) / Double(count) / 1e3))
+}

@@ -13,6 +13,7 @@ struct Benchmark {
 
 let benchmarks: [Benchmark] = [
     tlsHandshakeBenchmark,
+    tlsIdleMemoryBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
