@@ -204,3 +204,51 @@ import Testing
         #expect(try pump(client: client, server: server) { _ in throw TLSError.closedDuringHandshake }.serverPlaintext == Array("after".utf8))
     }
 }
+
+@Suite struct TLSHostileInputTests {
+    /// Mutated and truncated real handshake bytes, fed to both sides: typed failures or waiting,
+    /// never a crash; bounded count.
+    @Test func mutatedHandshakesFailCleanly() throws {
+        let fixture = try TLSFixture()
+        let identity = try fixture.minter.identity(serverName: "fuzz.test")
+        let helloSource = try TLSClientSession(context: fixture.client, host: "fuzz.test")
+        let clientHello = helloSource.pendingOutput()
+        let replySource = try TLSServerSession(context: fixture.server, identity: identity)
+        let serverReply = replySource.feed(clientHello).isEmpty ? replySource.pendingOutput() : []
+        #expect(clientHello.count > 100 && serverReply.count > 100)
+        var generator = SystemRandomNumberGenerator()
+        var failures = 0
+        for round in 0..<300 {
+            var bytes = round % 2 == 0 ? clientHello : serverReply
+            if round % 3 == 0 { bytes = Array(bytes.prefix(Int.random(in: 0..<bytes.count, using: &generator))) }
+            for _ in 0..<Int.random(in: 1...8, using: &generator) where !bytes.isEmpty {
+                bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            var events: [TLSSessionEvent]
+            if round % 2 == 0 {
+                let server = try TLSServerSession(context: fixture.server, identity: identity)
+                events = server.feed(bytes)
+                events += server.endOfInput()
+            } else {
+                let client = try TLSClientSession(context: fixture.client, host: "fuzz.test")
+                _ = client.pendingOutput()
+                events = client.feed(bytes)
+                events += client.endOfInput()
+            }
+            if case .failed = events.last { failures += 1 }
+        }
+        #expect(failures == 300)  // every mutated or cut handshake ends in a typed failure at EOF
+    }
+
+    @Test func clientHelloExtensionParsersAreBoundsChecked() {
+        let sni: [UInt8] = [0x00, 0x0C, 0x00, 0x00, 0x09] + Array("Fuzz.Test".utf8)
+        sni.withUnsafeBufferPointer { #expect(TLSClientHello.parseServerName($0) == "fuzz.test") }
+        for cut in 0..<sni.count {
+            Array(sni.prefix(cut)).withUnsafeBufferPointer { #expect(TLSClientHello.parseServerName($0) == nil) }
+        }
+        let alpn: [UInt8] = [0x00, 0x0C, 0x02] + Array("h2".utf8) + [0x08] + Array("http/1.1".utf8)
+        alpn.withUnsafeBufferPointer { #expect(TLSClientHello.parseALPN($0) == ["h2", "http/1.1"]) }
+        [0x00, 0x09, 0x02, 0x68, 0x32, 0x20].withUnsafeBufferPointer { #expect(TLSClientHello.parseALPN($0) == ["h2"]) }
+        [UInt8]([0x00, 0x01, 0x00]).withUnsafeBufferPointer { #expect(TLSClientHello.parseALPN($0).isEmpty) }
+    }
+}
