@@ -57,6 +57,10 @@ public final class TLSClientContext: @unchecked Sendable {
                 throw .file(path: file, reason: "cannot load as trust anchors: \(openSSLErrorText())")
             }
         }
+        if !anchors.isEmpty {
+            // Like curl --cacert: an anchor may be an intermediate or the origin's own certificate.
+            X509_STORE_set_flags(SSL_CTX_get_cert_store(context), UInt(X509_V_FLAG_PARTIAL_CHAIN))
+        }
         SSL_CTX_set_verify(context, verification == .insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nil)
         let wire = alpnWireFormat(alpn)
         if !wire.isEmpty {

@@ -122,12 +122,14 @@ func runCurl(_ arguments: [String]) throws -> (status: Int32, output: String) { 
         #expect(fields.count == 3 && fields[1].count == 64 && fields[2].count == 96)
     }
 
-    @Test func curlNotTrustingOurCAIsRecordedAsRejectionWithItsSNI() throws {
+    @Test(arguments: ["1.2", "1.3"])
+    func curlNotTrustingOurCAIsRecordedAsRejectionWithItsSNI(tlsVersion: String) throws {
         let fixture = try TLSFixture()
         let server = try LoopbackTLSServer()
         server.serveOne(context: fixture.server, minter: fixture.minter, body: "never sent")
         let otherCA = try CertificateAuthority.loadOrCreate(directory: try makeTemporaryDirectory())
-        let curl = try runCurl(["-sS", "--max-time", "15", "--cacert", otherCA.certificatePath,
+        let curl = try runCurl(["-sS", "--max-time", "15", "--tlsv\(tlsVersion)", "--tls-max", tlsVersion,
+                                "--cacert", otherCA.certificatePath,
                                 "--resolve", "pinned.test:\(server.port):127.0.0.1", "https://pinned.test:\(server.port)/"])
         let outcome = try #require(server.wait())
         #expect(curl.status == 60, "\(curl.output)")

@@ -252,3 +252,36 @@ import Testing
         [UInt8]([0x00, 0x01, 0x00]).withUnsafeBufferPointer { #expect(TLSClientHello.parseALPN($0).isEmpty) }
     }
 }
+
+@Suite struct TLSUpstreamTrustTests {
+    /// `--upstream-ca FILE` adds to the system store; the anchor may be the origin's own leaf.
+    @Test func extraAnchorsBesideTheSystemStoreIncludingALeaf() throws {
+        let fixture = try TLSFixture()
+        let leaf = try fixture.minter.identity(serverName: "origin.test")
+        let leafPath = try writeFile(fixture.directory, "origin-leaf.pem", leaf.certificate.pem)
+        for anchor in [fixture.authority.certificatePath, leafPath] {
+            let context = try TLSClientContext(verification: .systemPlus(anchorFiles: [anchor]))
+            let client = try TLSClientSession(context: context, host: "origin.test")
+            let server = try TLSServerSession(context: fixture.server, identity: leaf)
+            let result = try pump(client: client, server: server) { _ in throw TLSError.closedDuringHandshake }
+            #expect(result.clientFailure == nil && client.isHandshakeComplete, "anchor \(anchor)")
+            #expect(client.verificationProblem == nil)
+        }
+        // The system store alone does not know our CA.
+        let system = try TLSClientContext(verification: .system)
+        let client = try TLSClientSession(context: system, host: "origin.test")
+        let server = try TLSServerSession(context: fixture.server, identity: leaf)
+        let result = try pump(client: client, server: server) { _ in throw TLSError.closedDuringHandshake }
+        #expect(result.clientFailure?.code == "upstream-certificate-untrusted")
+    }
+
+    @Test func missingAnchorFileIsAFileError() {
+        #expect(throws: TLSError.self) { try TLSClientContext(verification: .systemPlus(anchorFiles: ["/nonexistent/ca.pem"])) }
+        do {
+            _ = try TLSClientContext(verification: .systemPlus(anchorFiles: ["/nonexistent/ca.pem"]))
+        } catch {
+            #expect(error.code == "file")
+            #expect(error.description.hasPrefix("/nonexistent/ca.pem: cannot load as trust anchors"))
+        }
+    }
+}

@@ -12,12 +12,10 @@ import MouchardTLS
     summary: "in-memory TLS 1.3 client↔server handshakes/s (single thread) and leaf mints/s"
 ) { args in
     let seconds = args.first.flatMap(Double.init) ?? 5
-    let home = NSTemporaryDirectory() + "mouchard-bench-tls-\(UUID().uuidString)"
-    defer { try? FileManager.default.removeItem(atPath: home) }
-    let authority = try CertificateAuthority.loadOrCreate(directory: home)
-    let minter = try LeafCertificateMinter(authority: authority, cacheCapacity: 100_000)
-    let serverContext = try TLSServerContext()
-    let anchors = UpstreamVerification.only(anchorFiles: [authority.certificatePath])
+    let setup = try TLSBenchSetup()
+    defer { setup.remove() }
+    let (minter, serverContext) = (setup.minter, setup.serverContext)
+    let anchors = UpstreamVerification.only(anchorFiles: [setup.authority.certificatePath])
     let fullContext = try TLSClientContext(verification: anchors, resumableOrigins: 0)
     let resumingContext = try TLSClientContext(verification: anchors)
     var bench = TLSHandshakeLoop(serverContext: serverContext, minter: minter)
@@ -47,6 +45,22 @@ import MouchardTLS
     let hitCPU = threadCPUTime()
     for hit in 0..<200_000 { _ = try minter.identity(serverName: "host\(hit % 1000).bench.test") }
     print(String(format: "leaf-cache-hit: %.0f lookups/CPU-s", 200_000 / (threadCPUTime() - hitCPU)))
+}
+
+/// A throw-away CA (in a temporary directory), a minter and a server context for one run.
+struct TLSBenchSetup {
+    let home = NSTemporaryDirectory() + "mouchard-bench-tls-\(UUID().uuidString)"
+    let authority: CertificateAuthority
+    let minter: LeafCertificateMinter
+    let serverContext: TLSServerContext
+
+    init() throws {
+        authority = try CertificateAuthority.loadOrCreate(directory: home)
+        minter = try LeafCertificateMinter(authority: authority, cacheCapacity: 100_000)
+        serverContext = try TLSServerContext()
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: home) }
 }
 
 /// CPU time of the calling thread, in seconds.
@@ -108,12 +122,10 @@ struct TLSHandshakeLoop {
     summary: "RSS per idle established TLSServerSession after a 100 KB response"
 ) { args in
     let count = args.first.flatMap(Int.init) ?? 2000
-    let home = NSTemporaryDirectory() + "mouchard-bench-tls-\(UUID().uuidString)"
-    defer { try? FileManager.default.removeItem(atPath: home) }
-    let authority = try CertificateAuthority.loadOrCreate(directory: home)
-    let minter = try LeafCertificateMinter(authority: authority)
-    let serverContext = try TLSServerContext()
-    let clientContext = try TLSClientContext(verification: .only(anchorFiles: [authority.certificatePath]))
+    let setup = try TLSBenchSetup()
+    defer { setup.remove() }
+    let (minter, serverContext) = (setup.minter, setup.serverContext)
+    let clientContext = try TLSClientContext(verification: .only(anchorFiles: [setup.authority.certificatePath]))
     let body = [UInt8](repeating: 0x61, count: 100_000)
     var held: [TLSServerSession] = []
     held.reserveCapacity(count)
