@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import MouchardTLS
 
@@ -20,6 +21,18 @@ import Testing
         #expect(second.certificate.sha256Fingerprint == first.certificate.sha256Fingerprint)
         #expect(second.certificate.matches(second.key))
         #expect(first.certificate.sha256Fingerprint.count == 32 * 3 - 1)
+    }
+
+    @Test func concurrentFirstRunsAgreeOnOneCA() throws {
+        let home = try makeTemporaryDirectory()
+        let fingerprints = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let fingerprint = (try? CertificateAuthority.loadOrCreate(directory: home))?.certificate.sha256Fingerprint ?? "failed"
+            fingerprints.withLock { $0.append(fingerprint) }
+        }
+        let all = fingerprints.withLock { $0 }
+        #expect(all.count == 4 && Set(all).count == 1 && all[0] != "failed", "\(all)")
+        #expect(try CertificateAuthority.loadOrCreate(directory: home).certificate.sha256Fingerprint == all[0])
     }
 
     @Test func rootCertificateIsACAWithSensibleNameAndValidity() throws {
@@ -45,6 +58,8 @@ import Testing
         let home = try makeTemporaryDirectory()
         let authority = try CertificateAuthority.loadOrCreate(directory: home)
         try FileManager.default.removeItem(atPath: authority.certificatePath)
+        // An old key (not one another process is writing right now): no waiting, an error.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: authority.keyPath)
         let keyBefore = try Data(contentsOf: URL(fileURLWithPath: authority.keyPath))
         #expect(throws: TLSError.self) { try CertificateAuthority.loadOrCreate(directory: home) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: authority.keyPath)) == keyBefore)
