@@ -135,6 +135,29 @@ import Testing
         #expect(client.peerNames?.ipAddresses == ["127.0.0.1"])
     }
 
+    /// An app connecting to an IP with a name in its SNI: that name goes upstream and is checked.
+    @Test func phoneSNIOverridesAnIPHost() throws {
+        let fixture = try TLSFixture()
+        let client = try TLSClientSession(context: fixture.client, host: "127.0.0.1", serverName: "Named.Test")
+        #expect(client.serverName == "named.test")
+        let server = try TLSServerSession(context: fixture.server)
+        let result = try pump(client: client, server: server) { hello in
+            #expect(hello.serverName == "named.test")
+            return try fixture.minter.identity(serverName: "named.test")
+        }
+        #expect(result.clientFailure == nil && client.isHandshakeComplete)
+        // A bad SNI is ignored: the IP is checked, and this leaf does not carry it.
+        let second = try TLSClientSession(context: fixture.client, host: "127.0.0.1", serverName: "bad name")
+        #expect(second.serverName == nil)
+        let failed = try pump(client: second, server: try TLSServerSession(context: fixture.server)) { _ in
+            try fixture.minter.identity(serverName: "named.test")
+        }
+        guard case .upstreamCertificateUntrusted(let host, _) = failed.clientFailure else {
+            Issue.record("\(String(describing: failed.clientFailure))"); return
+        }
+        #expect(host == "127.0.0.1")
+    }
+
     @Test func keyLogHasBothSidesInNSSFormatWithPrivateMode() throws {
         let directory = try makeTemporaryDirectory()
         let path = directory + "/keys.log"
