@@ -26,6 +26,7 @@ final class TLSEngine {
     var clientHello: TLSClientHello?
     var identity: TLSIdentity?
     var waitingForIdentity = false
+    private var announcedClientHello = false
     var certificateSent = false
     // Client side: the host being verified (for error messages).
     var verifiedHost: String?
@@ -89,7 +90,8 @@ final class TLSEngine {
                 case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
                     return events
                 case SSL_ERROR_WANT_CLIENT_HELLO_CB:
-                    if waitingForIdentity, let hello = clientHello {
+                    if waitingForIdentity, !announcedClientHello, let hello = clientHello {
+                        announcedClientHello = true  // once, even if more bytes arrive before the leaf
                         events.append(.clientHello(hello))
                     }
                     return events

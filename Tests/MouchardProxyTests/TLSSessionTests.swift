@@ -89,6 +89,7 @@ import Testing
         let hello = server.feed(client.pendingOutput())
         #expect(hello == [.clientHello(TLSClientHello(serverName: "app.example.test", alpnProtocols: ["http/1.1"]))])
         #expect(server.isWaitingForIdentity)
+        #expect(server.feed([]).isEmpty)  // announced once, even when fed again while paused
         #expect(server.provideIdentity(try fixture.minter.identity(serverName: "app.example.test")).isEmpty)
         #expect(server.pendingOutputCount > 0)
         #expect(server.endOfInput() == [.failed(.clientRejectedCertificate(serverName: "app.example.test", alert: nil))])
