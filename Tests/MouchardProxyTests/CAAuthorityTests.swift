@@ -49,6 +49,8 @@ import Testing
         #expect(text.output.contains("X509v3 Basic Constraints: critical"))
         #expect(text.output.contains("Certificate Sign"))
         #expect(text.output.contains("ecdsa-with-SHA256"))
+        let hash = try runOpenSSL(["x509", "-subject_hash_old", "-noout", "-in", authority.certificatePath])
+        #expect(authority.androidSystemStoreFileName == hash.output.trimmingCharacters(in: .whitespacesAndNewlines) + ".0")
         // And OpenSSL accepts it as a self-signed root.
         let verify = try runOpenSSL(["verify", "-CAfile", authority.certificatePath, authority.certificatePath])
         #expect(verify.status == 0, "\(verify.output)")

@@ -88,6 +88,8 @@ struct CACommand: MouchardCommand {
         valid from:  \(dates.string(from: certificate.notBefore))
         valid until: \(dates.string(from: certificate.notAfter))
         serial:      \(certificate.serialHex)
+        android:     system-store file name \(authority.androidSystemStoreFileName)
+        phone:       browse http://\(OnboardingPage.host)/ through the proxy to install it
 
         """
     }
