@@ -1,5 +1,6 @@
 import Foundation
 import MouchardTLS
+import Synchronization
 
 /// `mouchard-bench tls-handshake [SECONDS]`: in-memory TLS 1.3 handshakes between a fresh
 /// TLSClientSession (verifying, like the proxy's upstream side) and a fresh TLSServerSession
@@ -152,4 +153,41 @@ struct TLSHandshakeLoop {
     let after = residentBytes()
     print(String(format: "tls-idle-memory: %d idle server sessions hold %.1f MB RSS = %.1f KB each",
                  held.count, Double(after - before) / 1e6, Double(after - before) / Double(count) / 1e3))
+}
+
+/// `mouchard-bench tls-handshake-threads [SECONDS] [THREADS]`: the full-handshake loop on
+/// several threads sharing the contexts and the minter (one event loop per core in the proxy):
+/// shows whether OpenSSL's internal locks let it scale. Reports wall-clock totals and CPU use.
+@MainActor let tlsHandshakeThreadsBenchmark = Benchmark(
+    name: "tls-handshake-threads",
+    summary: "full in-memory TLS handshakes on N threads sharing one SSL_CTX pair"
+) { args in
+    let seconds = args.first.flatMap(Double.init) ?? 5
+    let threads = args.dropFirst().first.flatMap(Int.init) ?? 2
+    let setup = try TLSBenchSetup()
+    defer { setup.remove() }
+    let clientContext = try TLSClientContext(verification: .only(anchorFiles: [setup.authority.certificatePath]),
+                                             resumableOrigins: 0)
+    let results = Mutex<[(count: Int, cpu: Double)]>([])
+    let finished = DispatchSemaphore(value: 0)
+    let start = Date()
+    for _ in 0..<threads {
+        Thread.detachNewThread { [setup] in
+            var loop = TLSHandshakeLoop(serverContext: setup.serverContext, minter: setup.minter)
+            var count = 0
+            let cpuStart = threadCPUTime()
+            while Date().timeIntervalSince(start) < seconds {
+                for _ in 0..<20 { if (try? loop.connect(clientContext: clientContext)) != nil { count += 1 } }
+            }
+            let cpu = threadCPUTime() - cpuStart
+            results.withLock { $0.append((count, cpu)) }
+            finished.signal()
+        }
+    }
+    for _ in 0..<threads { finished.wait() }
+    let wall = Date().timeIntervalSince(start)
+    let all = results.withLock { $0 }
+    let total = all.reduce(0) { $0 + $1.count }, cpu = all.reduce(0) { $0 + $1.cpu }
+    print(String(format: "tls-handshake-threads: %d threads, %d connections in %.2f s = %.0f/s wall, %.0f per CPU-second (CPU used %.2f s)",
+                 threads, total, wall, Double(total) / wall, Double(total) / cpu, cpu))
 }

@@ -14,6 +14,7 @@ struct Benchmark {
 let benchmarks: [Benchmark] = [
     tlsHandshakeBenchmark,
     tlsIdleMemoryBenchmark,
+    tlsHandshakeThreadsBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
