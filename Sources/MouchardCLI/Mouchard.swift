@@ -12,6 +12,7 @@ public enum Mouchard {
         ExportCommand.self,
         FlowsCommand.self,
         VersionCommand.self,
+        CACommand.self,
     ]
 
     public static let exitUsage: Int32 = 64

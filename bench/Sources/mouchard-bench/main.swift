@@ -15,6 +15,9 @@ let benchmarks: [Benchmark] = [
     wireBenchmark,
     trackerLookupBenchmark,
     harBenchmark,
+    tlsHandshakeBenchmark,
+    tlsIdleMemoryBenchmark,
+    tlsHandshakeThreadsBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
