@@ -56,9 +56,9 @@ let package = Package(
 
         .testTarget(name: "MouchardWireTests", dependencies: ["MouchardWire"]),
         .testTarget(name: "MouchardFlowTests", dependencies: ["MouchardFlow", "MouchardWire"]),
-        .testTarget(name: "MouchardCodecTests", dependencies: ["MouchardCodec"]),
-        .testTarget(name: "MouchardStoreTests", dependencies: ["MouchardStore", "MouchardFlow"]),
-        .testTarget(name: "MouchardInspectionTests", dependencies: ["MouchardInspection", "MouchardFlow", "MouchardCodec"]),
+        .testTarget(name: "MouchardCodecTests", dependencies: ["MouchardCodec", "MouchardWire"]),
+        .testTarget(name: "MouchardStoreTests", dependencies: ["MouchardStore", "MouchardFlow", "MouchardWire"]),
+        .testTarget(name: "MouchardInspectionTests", dependencies: ["MouchardInspection", "MouchardFlow", "MouchardCodec", "MouchardWire"]),
         .testTarget(name: "MouchardSnifferTests", dependencies: ["MouchardSniffer", "MouchardCapture", "MouchardFlow"]),
         .testTarget(name: "MouchardProxyTests", dependencies: ["MouchardProxy", "MouchardTLS", "MouchardPosix"]),
         .testTarget(name: "MouchardReportTests", dependencies: ["MouchardReport", "MouchardInspection"]),
