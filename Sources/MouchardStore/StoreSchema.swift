@@ -70,6 +70,11 @@ enum StoreSchema {
             if appID != 0, appID != applicationID {
                 throw StoreError(file: db.path, message: "not a Mouchard session database (application id \(appID))")
             }
+            // user_version is a signed 32-bit header field: a damaged file can hold a negative one.
+            if version < 0 {
+                throw StoreError(file: db.path, message:
+                    "the session database is damaged (schema version \(version) is negative)")
+            }
             if version > latest {
                 throw StoreError(file: db.path, message:
                     "made by a newer Mouchard (schema version \(version); this build knows up to \(latest))")
