@@ -129,11 +129,12 @@ private struct TrackerDirectoryReader {
                       !text.contains("."), !text.contains("e"), !text.contains("E") else {
                     throw fail("\"version\" must be an integer", at: member.value.location)
                 }
-                guard Int(value) == TrackerDirectory.supportedVersion else {
-                    throw fail("unsupported version \(text) (this build reads version \(TrackerDirectory.supportedVersion))",
+                // `Int(exactly:)`: a version beyond Int (`1` followed by 30 zeros) is unsupported, not a trap.
+                guard let number = Int(exactly: value), number == TrackerDirectory.supportedVersion else {
+                    throw fail("unsupported version \(text.prefix(40)) (this build reads version \(TrackerDirectory.supportedVersion))",
                                at: member.value.location)
                 }
-                version = Int(value)
+                version = number
             case "description":
                 guard case .string = member.value else {
                     throw fail("\"description\" must be a string", at: member.value.location)
