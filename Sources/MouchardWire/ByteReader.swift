@@ -108,7 +108,8 @@ public struct ByteReader: Sendable {
     /// The byte `ahead` positions after the cursor, without moving it.
     public func peekUInt8(ahead: Int = 0) throws(ByteReaderError) -> UInt8 {
         guard ahead >= 0, ahead < remainingCount else {
-            throw ByteReaderError.truncated(offset: position, needed: ahead + 1, available: remainingCount)
+            // Saturated: `ahead` may be any Int a dissector read from the input (Int.max + 1 would trap).
+            throw ByteReaderError.truncated(offset: position, needed: min(ahead, Int.max - 1) + 1, available: remainingCount)
         }
         return bytes[position + ahead]
     }
