@@ -215,6 +215,25 @@ public final class SessionStore: Sendable {
         }
     }
 
+    /// Every flow that can still be read, in id order, and one error per flow that cannot (a damaged
+    /// row or page): for reading what is left of a damaged session that `flows()` refuses as a whole.
+    /// Throws only when not even the list of flow ids can be read.
+    public func salvageFlows() throws(StoreError) -> (flows: [Flow], damaged: [StoreError]) {
+        let ids = try locked { c throws(StoreError) in
+            try c.query("SELECT id FROM flows ORDER BY id") { s throws(StoreError) in s.int(0) }
+        }
+        var flows: [Flow] = []
+        var damaged: [StoreError] = []
+        for id in ids {
+            do throws(StoreError) {
+                if let f = try flow(id: id) { flows.append(f) }
+            } catch {
+                damaged.append(error)
+            }
+        }
+        return (flows, damaged)
+    }
+
     /// One line's worth of every flow (no bodies loaded), in id order: for listings.
     public func flowSummaries() throws(StoreError) -> [FlowSummary] {
         try locked { c throws(StoreError) in
