@@ -65,14 +65,23 @@ import Testing
 
     /// The properties every outcome must have, whatever the input: an error (if any) at an offset
     /// within the input, and the same events and error however the bytes were split.
+    @discardableResult
     func checkOutcome<P: HTTPMessageParsing>(_ parser: P, _ input: [UInt8], _ mutator: inout ByteMutator,
-                                             _ label: String, sourceLocation: SourceLocation = #_sourceLocation) {
+                                             _ label: String, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
         let whole = run(parser, [input[...]])
         if let error = whole.error {
             #expect((0...input.count).contains(error.offset),
                     "\(label): \(error) outside the \(input.count) input bytes (seed \(mutator.seed))",
                     sourceLocation: sourceLocation)
             #expect(!error.description.isEmpty)
+            // The offset says where parsing stopped: the events before the error are exactly those
+            // of the bytes before the offset, nothing more is lost and nothing later leaked out.
+            if (0...input.count).contains(error.offset) {
+                let before = run(parser, [input[..<error.offset]], finish: false)
+                #expect(before.error == nil && before.events == whole.events,
+                        "\(label): \(error) (seed \(mutator.seed), input size \(input.count)): events before the offset \(before) vs \(whole)",
+                        sourceLocation: sourceLocation)
+            }
         }
         // One random split into up to 4 pieces must give the same events and error.
         var cuts = (0..<(1 + mutator.below(3))).map { _ in mutator.below(input.count + 1) }
@@ -81,6 +90,7 @@ import Testing
         let split = run(parser, pieces)
         #expect(split == whole, "\(label): split at \(cuts) differs (seed \(mutator.seed), input size \(input.count))",
                 sourceLocation: sourceLocation)
+        return whole.error != nil
     }
 
     /// The reader keeps every message completed before a fault, and what it had of the broken one.
@@ -112,12 +122,15 @@ import Testing
     func mutationRun<P: HTTPMessageParsing>(_ parser: P, samples: [[UInt8]], seed: UInt64) {
         var mutator = ByteMutator(seed: seed)
         let donors = samples + Self.hostileRequests + Self.hostileResponses
+        var errors = 0
         for k in 0..<Self.iterations {
             let sample = samples[mutator.below(samples.count)]
             let input = mutator.mutate(sample, maxMutations: 6, donors: donors)
-            checkOutcome(parser, input, &mutator, "iteration \(k)")
+            if checkOutcome(parser, input, &mutator, "iteration \(k)") { errors += 1 }
             if k % 4 == 0 { checkReader(parser, input, seed: seed) }
         }
+        // Both outcomes must be exercised: faults and messages that survive the damage.
+        #expect(errors > Self.iterations / 5 && errors < Self.iterations, "seed \(seed): \(errors) errors in \(Self.iterations)")
     }
 
     @Test(arguments: [0x5EED_0001, 0x5EED_0002] as [UInt64])
