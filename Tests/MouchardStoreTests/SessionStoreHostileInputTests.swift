@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import MouchardFlow
 import MouchardInspection
 import MouchardWire
@@ -249,6 +252,13 @@ import Testing
         try FileManager.default.createDirectory(atPath: tmp.path + "/dirdb/session.sqlite", withIntermediateDirectories: true)
         let s = Self.salvage(tmp.path + "/dirdb", "session.sqlite is a folder")
         #expect(!s.opened)
+        // Special files in place of the database: a FIFO and a link to /dev/zero.
+        try FileManager.default.createDirectory(atPath: tmp.path + "/fifo", withIntermediateDirectories: true)
+        #expect(mkfifo(tmp.path + "/fifo/session.sqlite", 0o600) == 0)
+        #expect(!Self.salvage(tmp.path + "/fifo", "FIFO").opened)
+        try FileManager.default.createDirectory(atPath: tmp.path + "/zero", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: tmp.path + "/zero/session.sqlite", withDestinationPath: "/dev/zero")
+        #expect(!Self.salvage(tmp.path + "/zero", "/dev/zero").opened)
         FileManager.default.createFile(atPath: tmp.path + "/plainfile", contents: Data("x".utf8))
         #expect(throws: StoreError.self) { try SessionStore(directory: tmp.path + "/plainfile", create: false) }
     }
