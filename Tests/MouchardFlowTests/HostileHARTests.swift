@@ -1,4 +1,5 @@
 import Foundation
+import MouchardWire
 import Testing
 @testable import MouchardFlow
 
@@ -38,7 +39,7 @@ import Testing
     @Test func damagedCorpusNeverCrashes() throws {
         let bytes = [UInt8](try Data(contentsOf: CorpusFiles.devHAR("android")))
         var errors = 0
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         for k in 0..<150 {
             var damaged = bytes
             if k % 2 == 0 {
@@ -57,18 +58,5 @@ import Testing
             }
         }
         #expect(errors >= 75, "every truncation is an error")
-    }
-}
-
-/// A small deterministic random generator for reproducible damage.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
