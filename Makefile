@@ -3,7 +3,7 @@ SWIFT ?= swift
 BIN_DEBUG = .build/debug/mouchard
 BIN_RELEASE = .build/release/mouchard
 
-.PHONY: deps build release demo test bench clean
+.PHONY: deps build release demo test fuzz bench clean
 
 ## deps: install the Debian packages the build and tests need (idempotent, quiet when present)
 deps:
@@ -22,6 +22,10 @@ demo: build
 ## test: the whole test suite (Swift Testing)
 test: deps
 	$(SWIFT) test
+
+## fuzz: the hostile-input (mutation) tests with many more seeded mutations than CI runs
+fuzz: deps
+	MOUCHARD_FUZZ_ITERATIONS=$${MOUCHARD_FUZZ_ITERATIONS:-20000} $(SWIFT) test --filter 'MutationTests|HostileInputTests'
 
 clean:
 	rm -rf .build
