@@ -55,8 +55,13 @@ public struct ContentDecoder: Sendable {
     /// servers that got it wrong.
     public func inflate(_ data: [UInt8]) throws(ContentDecodingError) -> [UInt8] {
         if data.count >= 2, data[0] & 0x0F == 8, (UInt16(data[0]) << 8 | UInt16(data[1])) % 31 == 0 {
-            if let out = try? zlibInflate(data, windowBits: MAX_WBITS, coding: "deflate", multiMember: false) {
-                return out
+            do {
+                return try zlibInflate(data, windowBits: MAX_WBITS, coding: "deflate", multiMember: false)
+            } catch .tooLarge(let l) {
+                // A zlib-wrapped bomb: stop here rather than inflate it again below.
+                throw .tooLarge(limit: l)
+            } catch {
+                // Not zlib after all: try raw deflate.
             }
         }
         do {
