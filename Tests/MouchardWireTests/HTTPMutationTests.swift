@@ -148,6 +148,49 @@ import Testing
         mutationRun(afterHeadAndConnect, samples: Self.responseSamples, seed: seed ^ 0xFF)
     }
 
+    /// A capture that resynchronizes after every fault (as the sniffer does) goes on to the end of
+    /// damaged streams, reports faults at increasing offsets inside what was fed, and finds the next
+    /// good message after a resynchronization.
+    @Test(arguments: [0x5EED_0005, 0x5EED_0006] as [UInt64])
+    func resynchronizingAfterEveryFault(seed: UInt64) {
+        var mutator = ByteMutator(seed: seed)
+        let final = Array("\r\nGET /final HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+        for k in 0..<Self.iterations / 2 {
+            var stream: [UInt8] = []
+            for _ in 0..<(1 + mutator.below(4)) {
+                stream += mutator.mutate(Self.requestSamples[mutator.below(Self.requestSamples.count)], maxMutations: 3)
+            }
+            var parser = HTTPRequestParser()
+            var events: [HTTPRequestEvent] = []
+            var lastFault = -1
+            var fed = 0
+            var position = 0
+            while position < stream.count {
+                let end = min(stream.count, position + 1 + mutator.below(64))
+                fed += end - position
+                do {
+                    try parser.feed(stream[position..<end], into: &events)
+                } catch {
+                    #expect(error.offset > lastFault && error.offset <= fed,
+                            "seed \(seed) iteration \(k), stream size \(stream.count): \(error) after \(lastFault), \(fed) fed")
+                    lastFault = error.offset
+                    parser.resynchronize()
+                }
+                position = end
+            }
+            parser.resynchronize()
+            events.removeAll()
+            do {
+                try parser.feed(final, into: &events)
+            } catch {
+                Issue.record("seed \(seed) iteration \(k): \(error)")
+            }
+            let heads = events.compactMap { if case .head(let h) = $0 { h } else { nil } }
+            #expect(heads.last?.target == "/final" && events.last == .end, "seed \(seed) iteration \(k): \(events)")
+            #expect(parser.bytesConsumed == stream.count + final.count)
+        }
+    }
+
     /// Absurd limits (zero, negative, Int.max) must not turn into arithmetic traps.
     @Test func extremeLimitsNeverTrap() {
         let limits = [
