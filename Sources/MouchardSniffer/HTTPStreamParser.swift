@@ -60,6 +60,13 @@ struct HTTPStreamParser {
             pending.removeAll(keepingCapacity: true)
             position = 0
         }
+        // Resyncing: a segment that begins with a message start is one (messages usually begin
+        // a segment), even when the bytes before it did not end with a line feed.
+        if case .resync = state, startsMessage(bytes) {
+            pending.removeAll(keepingCapacity: true)
+            position = 0
+            state = .head
+        }
         // Body bytes are copied straight into the message without going through `pending`.
         var input = bytes
         var out: [Message] = []
@@ -302,12 +309,16 @@ struct HTTPStreamParser {
         return nil
     }
 
+    private func startsMessage(_ b: ArraySlice<UInt8>) -> Bool {
+        role == .response ? HTTPStreamParser.looksLikeStatusLine(b) : HTTPStreamParser.looksLikeRequestLine(b)
+    }
+
     /// The index of the first line (at `b`'s start or after a LF) that starts a message of this role.
     private func findMessageStart(_ b: ArraySlice<UInt8>) -> Int? {
         var i = b.startIndex
         while i < b.endIndex {
             if i == b.startIndex || b[i - 1] == 0x0A {
-                if role == .response ? HTTPStreamParser.looksLikeStatusLine(b[i...]) : HTTPStreamParser.looksLikeRequestLine(b[i...]) {
+                if startsMessage(b[i...]) {
                     return i
                 }
             }
