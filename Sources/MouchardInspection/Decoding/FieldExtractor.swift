@@ -529,6 +529,7 @@ private struct Walker {
             let startsNumber = (b >= 0x30 && b <= 0x39) || (b == 0x2D && i + 1 < bytes.endIndex && bytes[i + 1] >= 0x30 && bytes[i + 1] <= 0x39)
             if !startsNumber { i += 1; continue }
             if i > bytes.startIndex, isASCIIAlnum(bytes[i - 1]) || bytes[i - 1] == 0x2E {
+                i += 1
                 while i < bytes.endIndex, isASCIIAlnum(bytes[i]) || bytes[i] == 0x2E { i += 1 }
                 continue
             }

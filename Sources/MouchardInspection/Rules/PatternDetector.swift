@@ -172,7 +172,7 @@ struct PatternDetector {
         while i < b.endIndex, out.count < 16 {
             let c = b[i]
             guard c == 0x2B || (c >= 0x30 && c <= 0x39) else { i += 1; continue }
-            if i > b.startIndex, isASCIIAlnum(b[i - 1]) || b[i - 1] == 0x2E { while i < b.endIndex, isASCIIAlnum(b[i]) { i += 1 }; continue }
+            if i > b.startIndex, isASCIIAlnum(b[i - 1]) || b[i - 1] == 0x2E { i += 1; while i < b.endIndex, isASCIIAlnum(b[i]) { i += 1 }; continue }
             let start = i
             var digits = 0
             var last = i
