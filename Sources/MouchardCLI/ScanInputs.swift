@@ -16,10 +16,6 @@ enum ScanInputs {
             throw CLIError("\(path): scanning a session folder needs the session store (not available in this build); export it as HAR")
         }
         let data = try Data(contentsOf: url)
-        let lower = path.lowercased()
-        if lower.hasSuffix(".pcap") || lower.hasSuffix(".pcapng") || lower.hasSuffix(".cap") {
-            throw CLIError("\(path): pcap input is not available in this build yet; use a HAR file")
-        }
         do {
             return try HARReader.read(data)
         } catch {

@@ -1,6 +1,7 @@
 import Foundation
 import MouchardFlow
 import MouchardInspection
+import MouchardSniffer
 
 /// `mouchard scan INPUT...`: inspects captured traffic and lists what leaked, to whom, how hidden.
 struct ScanCommand: MouchardCommand {
@@ -9,7 +10,8 @@ struct ScanCommand: MouchardCommand {
         abstract: "find device identifiers, contacts, location, phone numbers and e-mails in captured traffic",
         usage: "INPUT... [--device FILE] [--rules DIR] [--first-party DOMAIN]... [--format text|json|jsonl] [--fail-on CATEGORY[,...]]",
         discussion: """
-        INPUT is a HAR file. With --device, the device's own values are searched in every encoding
+        INPUT is a HAR file or a pcap/pcapng capture (told apart by content; a capture also gives a
+        destinations summary: hosts named by HTTP Host, TLS SNI or DNS). With --device, the device's own values are searched in every encoding
         (exact matches); without it, pattern rules (shapes, validators, key names) are used.
         Exit status: 0, or 3 when a finding's category is listed in --fail-on (CI gates); 1 on an
         invalid device profile or rule file (one line: file:line:column: what).
@@ -47,7 +49,20 @@ struct ScanCommand: MouchardCommand {
 
         var findings: [Finding] = []
         var requests = 0
+        var destinations: [CaptureDestination] = []
+        var captureErrors: [String] = []
         for input in args.positionals {
+            if CaptureScanInput.isCapture(input, io: io) {
+                let extraction = try CaptureScanInput.scan(input, io: io) { flow in
+                    if flow.request != nil { requests += 1 }
+                    let found = inspector.inspect(flow)
+                    if format == "jsonl" { for f in found { io.out(try jsonLine(f)) } }
+                    findings += found
+                }
+                destinations += extraction.destinations
+                if let e = extraction.readError { captureErrors.append("\(input): \(e) (everything before it was scanned)") }
+                continue
+            }
             let flows = try ScanInputs.loadFlows(input, io: io)
             requests += flows.filter { $0.request != nil }.count
             for flow in flows {
@@ -58,15 +73,25 @@ struct ScanCommand: MouchardCommand {
         }
         switch format {
         case "json":
-            let doc = FindingsDocument(tool: .init(version: Mouchard.version), inputs: args.positionals, requests: requests, findings: findings)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
-            io.out(String(decoding: try encoder.encode(doc), as: UTF8.self) + "\n")
+            let json: Data
+            if destinations.isEmpty {
+                json = try encoder.encode(FindingsDocument(tool: .init(version: Mouchard.version), inputs: args.positionals,
+                                                           requests: requests, findings: findings))
+            } else {
+                json = try encoder.encode(CaptureFindingsDocument(tool: .init(version: Mouchard.version), inputs: args.positionals,
+                                                                  requests: requests, findings: findings, destinations: destinations))
+            }
+            io.out(String(decoding: json, as: UTF8.self) + "\n")
         case "text":
             io.out(TextSummary.render(findings: findings, requests: requests, mode: profile == nil ? "pattern rules" : "device profile"))
+            io.out(CaptureScanInput.renderDestinations(destinations))
         default:
             break
         }
+        for e in captureErrors { io.err("mouchard: error: \(e)\n") }
+        if !captureErrors.isEmpty { return 1 }
         let hit = findings.contains { failOn.contains("any") || failOn.contains($0.category) }
         return hit ? 3 : 0
     }

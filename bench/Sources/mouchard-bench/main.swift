@@ -14,6 +14,7 @@ struct Benchmark {
 let benchmarks: [Benchmark] = [
     sniffExtractBenchmark,
     wireBenchmark,
+    harBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
