@@ -12,6 +12,7 @@ public enum Mouchard {
         ExportCommand.self,
         FlowsCommand.self,
         VersionCommand.self,
+        SniffCommand.self,
         ScanCommand.self,
     ]
 
