@@ -14,6 +14,7 @@ public enum Mouchard {
         VersionCommand.self,
         SniffCommand.self,
         ScanCommand.self,
+        CACommand.self,
     ]
 
     public static let exitUsage: Int32 = 64

@@ -131,7 +131,8 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
             throw error
         case .untilClose:
             events.append(.end)
-        case .tunnel, .finished:
+        case .tunnel, .finished, .resync, .resyncSkippingLine:
+            // Bytes skipped while looking for a start line are no message: nothing is truncated.
             break
         case .startLine where partialLine.isEmpty:
             break
@@ -144,6 +145,9 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
     }
 
     private mutating func run(_ buffer: UnsafeBufferPointer<UInt8>, into events: inout [Event]) throws(HTTPParseError) {
+        // The whole buffer counts as fed even when a fault stops parsing (or the parser had
+        // already failed), so offsets stay true for a caller that resynchronizes and goes on.
+        defer { streamOffset += buffer.count }
         switch state {
         case .failed(let error): throw error
         case .finished:
@@ -152,9 +156,6 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
             throw error
         default: break
         }
-        // The whole buffer counts as fed even when a fault stops parsing, so offsets stay true
-        // for a caller that resynchronizes and goes on.
-        defer { streamOffset += buffer.count }
         do {
             try consume(buffer, into: &events)
         } catch {

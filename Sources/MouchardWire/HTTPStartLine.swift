@@ -41,7 +41,7 @@ extension HTTPRequestHead: HTTPParsableHead {
         guard HTTPRequestTargetForm(target: targetBytes, method: method) != nil else {
             throw HTTPParseError(.invalidRequestTarget, at: offset + (m + 1 - s))
         }
-        return HTTPRequestHead(method: method, target: decodeFieldText(targetBytes), version: version)
+        return HTTPRequestHead(method: method, target: targetBytes.fieldText, version: version)
     }
 
     /// Besides framing, rejects a request with several Host fields (RFC 9112 §3.2: which one a
@@ -97,7 +97,7 @@ extension HTTPResponseHead: HTTPParsableHead {
             if let bad = line.firstInvalidFieldValueByte(in: s + 13..<range.upperBound) {
                 throw HTTPParseError(.invalidReasonPhrase, at: offset + (bad - s))
             }
-            reason = decodeFieldText(UnsafeBufferPointer(rebasing: line[s + 13..<range.upperBound]))
+            reason = UnsafeBufferPointer(rebasing: line[s + 13..<range.upperBound]).fieldText
         }
         return HTTPResponseHead(version: version, status: status, reason: reason)
     }

@@ -20,8 +20,10 @@
 //                                                       // until-close response, or `truncatedMessage`
 //
 // Whole messages instead of events: `HTTPMessageReader(parser:bodyLimit:)` (body capped, the cap and
-// incomplete messages marked). Writing: `HTTPSerializer`, `head.serialized`, `HTTPChunkedEncoder`,
-// `HTTPBodyFraming` to re-frame what is forwarded. Errors: `HTTPParseError` (`code` + stream `offset`).
+// incomplete messages marked). Streams captured mid-connection or with gaps: `resynchronize()` on a
+// parser or a reader skips to the next start line. Writing: `HTTPSerializer`, `head.serialized`,
+// `HTTPChunkedEncoder`, and `HTTPBodyFraming` + `HTTPBodyEncoder` to re-frame what a proxy forwards.
+// Errors: `HTTPParseError` (`code` + stream `offset`).
 //
 // Design notes:
 // - One shared state machine (`HTTPMessageParser`) works line by line; only the current incomplete

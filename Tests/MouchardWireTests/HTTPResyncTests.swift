@@ -36,6 +36,26 @@ import Testing
         #expect(out.heads.map(\.target) == ["/x"])
     }
 
+    @Test func endOfStreamWhileSearchingIsClean() throws {
+        var p = HTTPRequestParser()
+        p.resynchronize()
+        #expect(try p.feed(bytes("garbage without a message\r\npartial line")).isEmpty)
+        #expect(try p.finish().isEmpty)
+    }
+
+    @Test func bytesFedWhileFailedStillCount() throws {
+        var p = HTTPResponseParser()
+        #expect(throws: HTTPParseError(.invalidVersion, at: 0)) { try p.feed(bytes("NOPE\r\n")) }
+        #expect(throws: HTTPParseError(.invalidVersion, at: 0)) { try p.feed(bytes("more")) }
+        p.resynchronize()
+        var events: [HTTPResponseEvent] = []
+        // Start lines that do not parse are skipped; the first that does starts a message.
+        #expect(throws: HTTPParseError(.whitespaceBeforeColon, at: 10 + 18 + 18 + 3)) {
+            try p.feed(bytes("HTTP/1.1 2000 OK\r\nxHTTP/1.1 200 OK\r\nBad Header\r\n\r\n"), into: &events)
+        }
+        #expect(events.isEmpty)
+    }
+
     @Test func afterAFaultOrAGapParsingResumes() throws {
         var reader = HTTPMessageReader(parser: HTTPResponseParser())
         var messages: [HTTPParsedResponse] = []

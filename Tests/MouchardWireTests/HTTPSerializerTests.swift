@@ -10,9 +10,7 @@ import Testing
             + "CONNECT h.example:443 HTTP/1.1\r\nHost: h.example:443\r\n\r\n")
         let messages = try HTTPMessageReader.messages(in: input, parser: HTTPRequestParser())
         #expect(messages.count == 4)
-        var out: [UInt8] = []
-        for m in messages { HTTPSerializer.appendMessage(m, to: &out) }
-        #expect(out == input)
+        #expect(serialized(messages) == input)
     }
 
     @Test func responsesRoundTripIncludingInterimAndNonUTF8Values() throws {
@@ -22,9 +20,7 @@ import Testing
         let messages = try HTTPMessageReader.messages(in: input, parser: responseParser(expecting: ["POST", "GET", "GET"]))
         #expect(messages.count == 3)
         #expect(messages.first?.head.headers.fields.first?.valueBytes == [0x69, 0x64, 0x3D, 0xC0, 0xFF, 0x80, 0x3B, 0x20, 0x50, 0x61, 0x74, 0x68, 0x3D, 0x2F])
-        var out: [UInt8] = []
-        for m in messages { HTTPSerializer.appendMessage(m, to: &out) }
-        #expect(out == input)
+        #expect(serialized(messages) == input)
     }
 
     @Test func optionalWhitespaceIsNormalized() throws {
@@ -37,9 +33,7 @@ import Testing
     @Test func multiChunkBodyIsReframedAsOneChunk() throws {
         let input = bytes("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2;x=y\r\nab\r\n1\r\nc\r\n0\r\n\r\n")
         let messages = try HTTPMessageReader.messages(in: input, parser: HTTPRequestParser())
-        var out: [UInt8] = []
-        for m in messages { HTTPSerializer.appendMessage(m, to: &out) }
-        #expect(out == bytes("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"))
+        #expect(serialized(messages) == bytes("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"))
     }
 
     @Test func chunkedEncoderOutputParsesBack() throws {

@@ -14,7 +14,11 @@ struct Benchmark {
 let benchmarks: [Benchmark] = [
     sniffExtractBenchmark,
     wireBenchmark,
+    trackerLookupBenchmark,
     harBenchmark,
+    tlsHandshakeBenchmark,
+    tlsIdleMemoryBenchmark,
+    tlsHandshakeThreadsBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
