@@ -2,6 +2,7 @@
 # Sniffer speed: synthesizes a >= 300 MB pcap of cleartext HTTP (bench/make_http_capture.py,
 # deterministic), then times, on the same file:
 #   mouchard scan FILE --device ... --format json   (reader + reassembly + HTTP + inspection)
+#   mouchard-bench sniff-extract FILE               (the sniffer alone: reader + reassembly + HTTP/DNS/TLS)
 #   tshark -r FILE -Y http.request -T fields -e http.host -e http.request.uri
 #   tcpdump -r FILE -w /dev/null                      (the floor: just reading records)
 # and prints MB/s and peak RSS (/usr/bin/time -v) for each.
@@ -12,6 +13,7 @@ size=${1:-320}
 work=${2:-$(mktemp -d)}
 mkdir -p "$work"
 swift build -c release --product mouchard >/dev/null
+swift build -c release --product mouchard-bench >/dev/null
 capture="$work/http-$size.pcap"
 [ -f "$capture" ] || python3 bench/make_http_capture.py "$capture" "$size"
 bytes=$(stat -c %s "$capture")
@@ -27,6 +29,8 @@ measure() { # name, command...
 
 measure mouchard .build/release/mouchard scan "$capture" --device ../shared/corpus/dev/ios/device.json --format json
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(f'  mouchard: {d[\"requests\"]} requests, {len(d[\"findings\"])} findings, {len(d.get(\"destinations\", []))} destinations')" "$work/out.txt"
+measure extract .build/release/mouchard-bench sniff-extract "$capture"
+echo "  extraction only (no inspection, no JSON): $(head -1 "$work/out.txt")"
 measure tshark tshark -r "$capture" -Y http.request -T fields -e http.host -e http.request.uri
 echo "  tshark: $(wc -l < "$work/out.txt") request frames"
 measure tcpdump tcpdump -r "$capture" -w /dev/null
