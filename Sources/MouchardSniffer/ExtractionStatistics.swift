@@ -18,7 +18,8 @@ public struct ExtractionStatistics: Sendable, Hashable {
     /// Holes in streams that never filled, and the bytes they lost.
     public var gaps = 0
     public var gapBytes = 0
-    /// Bytes dropped because of memory caps (out-of-order buffers, bodies beyond their cap).
+    /// Bytes dropped because of memory caps (out-of-order buffers, request bodies beyond their cap;
+    /// response bodies beyond theirs are not counted: `scan` keeps none on purpose).
     public var droppedBytes = 0
     /// Segments ignored because their sequence number was absurdly far from the stream.
     public var implausibleSegments = 0

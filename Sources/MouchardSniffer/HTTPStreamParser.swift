@@ -18,6 +18,8 @@ struct HTTPStreamParser {
         var responseHead: HTTPResponseHead?
         var body: [UInt8]
         var bodyTruncated: Bool
+        /// Body bytes the message carried (more than `body.count` when the body cap cut it).
+        var bodyLength: Int
         var started: Double
         var ended: Double
         /// Why the message is incomplete (gap, connection closed early, rejected), nil when whole.
@@ -140,7 +142,8 @@ struct HTTPStreamParser {
         let truncated = request?.bodyTruncated ?? response?.bodyTruncated ?? false
         let complete = request?.isComplete ?? response?.isComplete ?? true
         return Message(requestHead: request?.head, responseHead: response?.head, body: request?.body ?? response?.body ?? [],
-                       bodyTruncated: truncated, started: time, ended: time,
+                       bodyTruncated: truncated, bodyLength: request?.bodyLength ?? response?.bodyLength ?? 0,
+                       started: time, ended: time,
                        incomplete: complete ? nil : "connection ended before the end of the message")
     }
 

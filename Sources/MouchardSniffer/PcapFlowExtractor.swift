@@ -90,7 +90,7 @@ public final class PcapFlowExtractor {
             warn("\(statistics.ipFragmentsSkipped) IP fragments were skipped (fragment reassembly is not done)")
         }
         if statistics.droppedBytes > 0 {
-            warn("\(statistics.droppedBytes) bytes were dropped by memory caps (bodies or out-of-order buffers beyond their limits)")
+            warn("\(statistics.droppedBytes) bytes were dropped by memory caps (request bodies or out-of-order buffers beyond their limits)")
         }
         if suppressedWarnings > 0 { warnings.append("... and \(suppressedWarnings) more warnings") }
         if let e = readError { warnings.append("reading stopped: \(e)") }
@@ -245,6 +245,7 @@ public final class PcapFlowExtractor {
         for m in messages {
             if let head = m.requestHead {
                 statistics.httpRequests += 1
+                statistics.droppedBytes += max(0, m.bodyLength - m.body.count)
                 c.sawHTTP = true
                 c.requestDirection = d
                 if c.hostName == nil, let h = head.headers["Host"], !h.isEmpty {

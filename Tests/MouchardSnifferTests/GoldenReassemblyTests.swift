@@ -194,3 +194,43 @@ import MouchardSniffer
             """)
     }
 }
+
+/// Memory caps: a request body beyond its cap is cut, marked truncated, and counted.
+@Suite struct ReassemblyLimitTests {
+    @Test func requestBodyBeyondItsCapIsTruncatedAndCounted() throws {
+        var b = PcapBuilder()
+        var c = TCPConversation()
+        c.handshake(&b)
+        let body = [UInt8](repeating: 0x41, count: 5000)
+        c.send(&b, fromClient: true, GoldenReassemblyTests.request("POST", "/big", body: body))
+        c.send(&b, fromClient: false, GoldenReassemblyTests.response(body: "ok"))
+        c.close(&b)
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("big.pcap")
+        try b.write(to: url)
+        let r = try CaptureFileExtractor.extract(path: url.path, limits: ReassemblyLimits(requestBodyBytes: 1000))
+        let request = try #require(r.flows.first?.request)
+        #expect(request.body.count == 1000 && request.bodyTruncated)
+        #expect(r.statistics.droppedBytes == 4000)
+        #expect(r.warnings.contains { $0.hasPrefix("4000 bytes were dropped by memory caps") })
+        #expect(r.flows.first?.response?.status == 200)
+    }
+
+    @Test func outOfOrderBufferCapForcesAGap() throws {
+        var b = PcapBuilder()
+        var c = TCPConversation()
+        c.handshake(&b)
+        c.send(&b, fromClient: true, GoldenReassemblyTests.request("GET", "/x"))
+        let segments = c.segments(fromClient: false, GoldenReassemblyTests.response(body: String(repeating: "z", count: 6000)), size: 1000)
+        // The first segment never arrives; the rest overflow a 2000-byte out-of-order buffer.
+        for s in segments.dropFirst() { b.record(s) }
+        let dir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("ooo.pcap")
+        try b.write(to: url)
+        let r = try CaptureFileExtractor.extract(path: url.path, limits: ReassemblyLimits(outOfOrderBytesPerDirection: 2000))
+        #expect(r.statistics.gaps >= 1)
+        #expect(r.flows.count == 1 && r.flows.first?.response == nil)
+    }
+}
