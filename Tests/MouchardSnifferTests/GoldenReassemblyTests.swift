@@ -22,13 +22,13 @@ import MouchardSniffer
         }.joined(separator: "\n")
     }
 
-    static func extract(_ builder: PcapBuilder) throws -> CaptureExtraction {
+    static func extract(_ builder: PcapBuilder, limits: ReassemblyLimits = ReassemblyLimits()) throws -> CaptureExtraction {
         let dir = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("golden.pcap")
         var b = builder
         try b.write(to: url)
-        let result = try CaptureFileExtractor.extract(path: url.path)
+        let result = try CaptureFileExtractor.extract(path: url.path, limits: limits)
         #expect(result.readError == nil)
         return result
     }
@@ -205,11 +205,7 @@ import MouchardSniffer
         c.send(&b, fromClient: true, GoldenReassemblyTests.request("POST", "/big", body: body))
         c.send(&b, fromClient: false, GoldenReassemblyTests.response(body: "ok"))
         c.close(&b)
-        let dir = try TestPaths.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let url = dir.appendingPathComponent("big.pcap")
-        try b.write(to: url)
-        let r = try CaptureFileExtractor.extract(path: url.path, limits: ReassemblyLimits(requestBodyBytes: 1000))
+        let r = try GoldenReassemblyTests.extract(b, limits: ReassemblyLimits(requestBodyBytes: 1000))
         let request = try #require(r.flows.first?.request)
         #expect(request.body.count == 1000 && request.bodyTruncated)
         #expect(r.statistics.droppedBytes == 4000)
@@ -225,11 +221,7 @@ import MouchardSniffer
         let segments = c.segments(fromClient: false, GoldenReassemblyTests.response(body: String(repeating: "z", count: 6000)), size: 1000)
         // The first segment never arrives; the rest overflow a 2000-byte out-of-order buffer.
         for s in segments.dropFirst() { b.record(s) }
-        let dir = try TestPaths.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let url = dir.appendingPathComponent("ooo.pcap")
-        try b.write(to: url)
-        let r = try CaptureFileExtractor.extract(path: url.path, limits: ReassemblyLimits(outOfOrderBytesPerDirection: 2000))
+        let r = try GoldenReassemblyTests.extract(b, limits: ReassemblyLimits(outOfOrderBytesPerDirection: 2000))
         #expect(r.statistics.gaps >= 1)
         #expect(r.flows.count == 1 && r.flows.first?.response == nil)
     }
