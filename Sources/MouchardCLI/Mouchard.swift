@@ -12,6 +12,8 @@ public enum Mouchard {
         ExportCommand.self,
         FlowsCommand.self,
         VersionCommand.self,
+        SniffCommand.self,
+        ScanCommand.self,
         CACommand.self,
     ]
 

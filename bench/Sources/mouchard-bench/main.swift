@@ -12,6 +12,7 @@ struct Benchmark {
 }
 
 let benchmarks: [Benchmark] = [
+    sniffExtractBenchmark,
     wireBenchmark,
     trackerLookupBenchmark,
     harBenchmark,

@@ -1,0 +1,134 @@
+/// What a TLS ClientHello tells about an encrypted connection: the server name (SNI), the
+/// application protocols offered (ALPN) and the highest version offered.
+public struct TLSClientHello: Sendable, Hashable {
+    public var serverName: String?
+    public var alpn: [String]
+    /// The highest offered version (from supported_versions when present): 0x0304 is TLS 1.3.
+    public var version: UInt16
+
+    public var versionName: String { TLSClientHello.versionName(version) }
+
+    public static func versionName(_ v: UInt16) -> String {
+        switch v {
+        case 0x0304: return "TLSv1.3"
+        case 0x0303: return "TLSv1.2"
+        case 0x0302: return "TLSv1.1"
+        case 0x0301: return "TLSv1.0"
+        case 0x0300: return "SSLv3"
+        default: return String(format4hex: v)
+        }
+    }
+
+    /// The result of looking at the first bytes a client sent.
+    public enum Outcome: Sendable, Hashable {
+        /// Not TLS (or not a ClientHello).
+        case notTLS
+        /// Starts like a ClientHello; more bytes are needed (it may span records and segments).
+        case needMore
+        case clientHello(TLSClientHello)
+        /// A ClientHello whose inside is inconsistent: why and where in the stream.
+        case malformed(reason: String, offset: Int)
+    }
+
+    /// A ClientHello larger than this is treated as malformed (real ones are < 2 KB, < 16 KB with PQ keys).
+    public static let maxHelloLength = 64 * 1024
+
+    /// Looks at the start of a client's byte stream: gathers the handshake message from one or more
+    /// TLS records and parses it.
+    public static func parse(stream: ArraySlice<UInt8>) -> Outcome {
+        guard let type = stream.u8(at: 0) else { return .needMore }
+        guard type == 22 else { return .notTLS }
+        guard let major = stream.u8(at: 1) else { return .needMore }
+        guard major == 3 else { return .notTLS }
+        var handshake: [UInt8] = []
+        var offset = 0
+        var needed: Int?
+        while true {
+            guard let ct = stream.u8(at: offset), let recLen = stream.be16(at: offset + 3) else { return .needMore }
+            guard ct == 22, stream.u8(at: offset + 1) == 3 else {
+                return .malformed(reason: "handshake interrupted by record type \(ct)", offset: offset)
+            }
+            guard let body = stream.field(at: offset + 5, length: Int(recLen)) else {
+                // Take what is there of this record: the hello may be complete before the record is.
+                if let partial = stream.tail(from: offset + 5) { handshake.append(contentsOf: partial) }
+                if let n = needed ?? helloLength(handshake), handshake.count >= n {
+                    return parseHandshake(handshake[...])
+                }
+                return .needMore
+            }
+            handshake.append(contentsOf: body)
+            offset += 5 + Int(recLen)
+            if needed == nil {
+                guard let first = handshake.first else { continue }
+                guard first == 1 else { return .notTLS }
+                needed = helloLength(handshake)
+            }
+            if let n = needed {
+                if n > maxHelloLength + 4 { return .malformed(reason: "ClientHello of \(n) bytes", offset: 0) }
+                if handshake.count >= n { return parseHandshake(handshake[...]) }
+            }
+        }
+    }
+
+    /// Handshake header: type(1) length(3); total length including the header.
+    static func helloLength(_ h: [UInt8]) -> Int? {
+        guard h.count >= 4 else { return nil }
+        return 4 + (Int(h[1]) << 16 | Int(h[2]) << 8 | Int(h[3]))
+    }
+
+    /// Parses a handshake message that starts with a ClientHello header (with `ByteReader`: every
+    /// length is checked against what its parent holds).
+    static func parseHandshake(_ h: ArraySlice<UInt8>) -> Outcome {
+        var r = ByteReader(h)
+        do throws(ByteReaderError) {
+            guard try r.readUInt8() == 1 else { return .notTLS }
+            var body = try r.readReader(count: Int(try r.readUInt24()))
+            var version = try body.readUInt16()
+            try body.skip(32)                             // random
+            try body.skip(Int(try body.readUInt8()))      // session id
+            try body.skip(Int(try body.readUInt16()))     // cipher suites
+            try body.skip(Int(try body.readUInt8()))      // compression methods
+            var hello = TLSClientHello(serverName: nil, alpn: [], version: version)
+            if body.isAtEnd { return .clientHello(hello) }  // no extensions (old clients)
+            var extensions = try body.readReader(count: Int(try body.readUInt16()))
+            while !extensions.isAtEnd {
+                let type = try extensions.readUInt16()
+                var data = try extensions.readReader(count: Int(try extensions.readUInt16()))
+                switch type {
+                case 0:  // server_name: list { type(1) name<2> }
+                    var list = try data.readReader(count: Int(try data.readUInt16()))
+                    while !list.isAtEnd {
+                        let nameType = try list.readUInt8()
+                        let name = try list.readBytes(Int(try list.readUInt16()))
+                        if nameType == 0 { hello.serverName = decodeFieldText(name).lowercased(); break }
+                    }
+                case 16:  // ALPN: list { protocol<1> }
+                    var list = try data.readReader(count: Int(try data.readUInt16()))
+                    while !list.isAtEnd { hello.alpn.append(decodeFieldText(try list.readBytes(Int(try list.readUInt8())))) }
+                case 43:  // supported_versions: list<1> { version(2) }
+                    var list = try data.readReader(count: Int(try data.readUInt8()))
+                    var best: UInt16 = 0
+                    while !list.isAtEnd {
+                        let v = try list.readUInt16()
+                        if v & 0x0F0F != 0x0A0A { best = max(best, v) }  // GREASE values look like 0x?A?A
+                    }
+                    if best != 0 { version = best }
+                default:
+                    break
+                }
+            }
+            hello.version = version
+            return .clientHello(hello)
+        } catch {
+            return .malformed(reason: error.description, offset: error.offset)
+        }
+    }
+}
+
+extension String {
+    /// `0x1234` for unknown 16-bit codes.
+    init(format4hex v: UInt16) {
+        let digits = String(v, radix: 16)
+        self = "0x" + String(repeating: "0", count: Swift.max(0, 4 - digits.count)) + digits
+    }
+}
