@@ -1,0 +1,77 @@
+/// Escaping of text for the contexts the reports write it into. Every captured string (host, URL,
+/// header, evidence...) goes through `VisibleText.shown` and then through one of these; nothing
+/// captured is ever written into CSS, a script, an event handler or an `href`.
+public enum MarkupEscaping {
+    /// Text for HTML/SVG element content and double- or single-quoted attribute values:
+    /// `& < > " '` become character references.
+    public static func html(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for ch in text.unicodeScalars {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            case "`": out += "&#96;"
+            default: out.unicodeScalars.append(ch)
+            }
+        }
+        return out
+    }
+
+    /// A captured value shown in HTML: invisible characters tagged, cut to `limit`, then escaped.
+    public static func htmlShown(_ text: String, limit: Int = VisibleText.defaultLimit) -> String {
+        html(VisibleText.shown(text, limit: limit))
+    }
+
+    /// Text for Markdown (CommonMark / GitHub): every ASCII punctuation character that could start
+    /// markup, a link, an HTML tag, an entity or end a table cell is backslash-escaped.
+    public static func markdown(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for ch in text.unicodeScalars {
+            switch ch {
+            case "\\", "`", "*", "_", "{", "}", "[", "]", "(", ")", "#", "+", "-", ".", "!", "|", "<", ">", "&",
+                 "~", "\"", "'", ":", "=", "$", "%", "@", "^":
+                out += "\\"
+                out.unicodeScalars.append(ch)
+            default:
+                out.unicodeScalars.append(ch)
+            }
+        }
+        return out
+    }
+
+    /// A captured value shown in Markdown: invisible characters tagged, cut to `limit`, then escaped.
+    public static func markdownShown(_ text: String, limit: Int = VisibleText.defaultLimit) -> String {
+        markdown(VisibleText.shown(text, limit: limit))
+    }
+
+    /// A URI reference safe for SARIF's `artifactLocation.uri` (RFC 3986): bytes outside the URI
+    /// character set are percent-encoded, and a `%` not followed by two hex digits becomes `%25`.
+    public static func uriReference(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var out = ""
+        var i = 0
+        func isHex(_ b: UInt8) -> Bool {
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
+        }
+        while i < bytes.count {
+            let b = bytes[i]
+            let allowed = (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39)
+                || "-._~:/?#[]@!$&'()*+,;=".utf8.contains(b)
+            if allowed {
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            } else if b == 0x25, i + 2 < bytes.count, isHex(bytes[i + 1]), isHex(bytes[i + 2]) {
+                out += "%"
+            } else {
+                let hex = String(b, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+            i += 1
+        }
+        return out
+    }
+}
