@@ -61,7 +61,8 @@ let package = Package(
         .testTarget(name: "MouchardInspectionTests", dependencies: ["MouchardInspection", "MouchardFlow", "MouchardCodec"]),
         .testTarget(name: "MouchardSnifferTests", dependencies: ["MouchardSniffer", "MouchardCapture", "MouchardFlow"]),
         .testTarget(name: "MouchardProxyTests", dependencies: ["MouchardProxy", "MouchardTLS", "MouchardPosix"]),
-        .testTarget(name: "MouchardReportTests", dependencies: ["MouchardReport", "MouchardInspection"]),
+        .testTarget(name: "MouchardReportTests", dependencies: ["MouchardReport", "MouchardInspection"],
+                    resources: [.copy("Resources")]),
         .testTarget(name: "MouchardCLITests", dependencies: ["MouchardCLI"]),
     ]
 )

@@ -396,7 +396,7 @@ struct AuditSummaryBuilder {
         if v.metadataFindings > 0 {
             parts.append("\(plural(v.metadataFindings, "finding was", "findings were")) seen in connection metadata")
         }
-        var detail = CategoryNames.list(parts) + "."
+        var detail = parts.joined(separator: "; ") + "."
         detail = detail.prefix(1).uppercased() + detail.dropFirst()
         detail += " \(plural(v.leakingRequests, "request", "requests")) of \(v.requests) carried personal data."
         if v.undecryptedHosts > 0 {
