@@ -13,7 +13,7 @@ public enum CategoryNames {
         case "email": "the owner's e-mail address"
         case "name": "the owner's name"
         case "credentials": "credentials"
-        default: category
+        default: VisibleText.shown(category, limit: 60)
         }
     }
 
@@ -27,7 +27,7 @@ public enum CategoryNames {
         case "email": "E-mail"
         case "name": "Name"
         case "credentials": "Credentials"
-        default: category
+        default: VisibleText.shown(category, limit: 60)
         }
     }
 

@@ -12,7 +12,7 @@ public enum MarkdownReport {
         var md = "# Privacy report"
         if let app = s.methodology.app { md += ": " + MarkupEscaping.markdownShown(app, limit: 80) }
         md += "\n\n"
-        md += "> **\(MarkupEscaping.markdown(v.headline))**\n>\n> \(MarkupEscaping.markdown(v.detail))\n\n"
+        md += "> **\(MarkupEscaping.markdownShown(v.headline, limit: 1000))**\n>\n> \(MarkupEscaping.markdownShown(v.detail, limit: 1000))\n\n"
         md += "| findings | companies | hosts receiving data | in clear text | requests inspected |\n|---:|---:|---:|---:|---:|\n"
         md += "| \(v.findings) | \(v.companies.count) | \(v.hostsReceivingData) (\(v.thirdPartyHostsReceivingData) third-party) | \(v.cleartextFindings) | \(v.requests) (\(v.leakingRequests) leaking) |\n\n"
         if !v.companies.isEmpty {
@@ -42,7 +42,7 @@ public enum MarkdownReport {
                     md += "| \(MarkupEscaping.markdown(CategoryNames.title(g.category))) | \(MarkupEscaping.markdownShown(g.host, limit: 80)) | "
                     md += "\(g.company.map { MarkupEscaping.markdownShown($0, limit: 40) } ?? "—") | \(MarkupEscaping.markdownShown(p.type, limit: 40)) | "
                     md += "\(MarkupEscaping.markdownShown(p.where, limit: 60)) | \(MarkupEscaping.markdownShown(p.encoding, limit: 40)) | "
-                    md += "\(MarkupEscaping.markdownShown(p.evidence, limit: 60)) | \(MarkupEscaping.markdown(p.transports.joined(separator: ", "))) | \(p.occurrences) |\n"
+                    md += "\(MarkupEscaping.markdownShown(p.evidence, limit: 60)) | \(MarkupEscaping.markdownShown(p.transports.joined(separator: ", "), limit: 60)) | \(p.occurrences) |\n"
                 }
                 total += g.omittedPatterns
             }
@@ -60,7 +60,7 @@ public enum MarkdownReport {
             for d in s.destinations.prefix(rowLimit) {
                 md += "| \(MarkupEscaping.markdownShown(d.host, limit: 80)) | \(d.company.map { MarkupEscaping.markdownShown($0, limit: 40) } ?? "—") | "
                 md += "\(d.thirdParty ? "third" : "first") | \(MarkupEscaping.markdown(d.transports.map(\.label).joined(separator: ", "))) | "
-                md += "\(d.requests) | \(d.findings) | \(MarkupEscaping.markdown(d.categories.joined(separator: ", "))) |\n"
+                md += "\(d.requests) | \(d.findings) | \(MarkupEscaping.markdownShown(d.categories.joined(separator: ", "), limit: 120)) |\n"
             }
             let more = max(0, s.destinations.count - rowLimit) + s.omitted.destinations
             if more > 0 { md += "\n_\(more) more hosts in the HTML or JSON report._\n" }
