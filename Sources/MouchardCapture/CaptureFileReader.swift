@@ -1,0 +1,98 @@
+import Glibc
+import MouchardWire
+
+/// Streams the packets of a pcap or pcapng file (told apart by magic bytes, not by extension)
+/// in bounded memory: the file is read in chunks and each packet is handed to the caller while
+/// its bytes are still in the chunk. A bad record stops the reading with a `CaptureFileError`
+/// that names the byte offset; every packet before it has already been handed over.
+public struct CaptureFileReader: Sendable {
+    public var path: String
+    /// Bytes read per `read(2)`.
+    public var chunkSize: Int
+
+    public init(path: String, chunkSize: Int = 1 << 20) {
+        self.path = path
+        self.chunkSize = chunkSize
+    }
+
+    /// What reading a whole file gave.
+    public struct Outcome: Sendable {
+        public var format: CaptureFileParser.Format?
+        public var packets: Int
+        /// Bytes of the file consumed by good records.
+        public var bytesRead: Int
+        /// Why reading stopped before the end of the file, if it did.
+        public var error: CaptureFileError?
+    }
+
+    /// The file could not be opened or read at all.
+    public struct OpenError: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    /// Calls `body` for every packet in file order. Throws only when the file cannot be opened or
+    /// read; format problems end the walk and come back in `Outcome.error`.
+    public func forEachPacket(_ body: (CapturedPacket) throws -> Void) throws -> Outcome {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw OpenError(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var parser = CaptureFileParser()
+        var buffer = [UInt8]()
+        buffer.reserveCapacity(chunkSize * 2)
+        var position = 0
+        var endOfFile = false
+        var packets = 0
+        var want = chunkSize
+
+        /// Drops consumed bytes and reads at least `atLeast` more (or to end of file).
+        func refill(atLeast: Int) throws {
+            if position > 0 {
+                buffer.removeSubrange(0..<position)
+                position = 0
+            }
+            var needed = max(atLeast, chunkSize)
+            while needed > 0 && !endOfFile {
+                let old = buffer.count
+                let ask = max(needed, chunkSize)
+                buffer.append(contentsOf: repeatElement(0, count: ask))
+                let n = buffer.withUnsafeMutableBytes { raw in
+                    guard let base = raw.baseAddress else { return -1 }
+                    return Glibc.read(fd, base + old, ask)
+                }
+                if n < 0 {
+                    if errno == EINTR { buffer.removeSubrange(old...); continue }
+                    let reason = String(cString: strerror(errno))
+                    throw OpenError(path: path, reason: "read failed: \(reason)")
+                }
+                buffer.removeSubrange((old + n)...)
+                if n == 0 { endOfFile = true }
+                needed -= n
+            }
+        }
+
+        try refill(atLeast: want)
+        while true {
+            let step: CaptureFileParser.Step
+            do {
+                step = try parser.next(buffer[position...], endOfFile: endOfFile)
+            } catch {
+                return Outcome(format: parser.format, packets: packets, bytesRead: parser.offset, error: error)
+            }
+            switch step {
+            case .packet(let p, let n):
+                packets += 1
+                position += n
+                try body(p)
+            case .skipped(let n):
+                position += n
+            case .needMore(let atLeast):
+                want = atLeast - (buffer.count - position)
+                try refill(atLeast: want)
+            case .end:
+                return Outcome(format: parser.format, packets: packets, bytesRead: parser.offset, error: nil)
+            }
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// MouchardCapture: placeholder until its issue lands (see README "Architecture").

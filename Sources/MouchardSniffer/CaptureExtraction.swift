@@ -1,0 +1,31 @@
+import MouchardFlow
+import MouchardWire
+
+/// What a capture gave: the HTTP and TLS flows, the DNS answers, the destinations, and an honest
+/// account of what could not be read.
+public struct CaptureExtraction: Sendable {
+    /// Flows in the order they completed (ids 1, 2, 3...): cleartext HTTP exchanges (`.http`) and
+    /// TLS handshakes (`.tlsMetadata`, no request).
+    public var flows: [Flow]
+    public var dns: [DNSObservation]
+    public var destinations: [CaptureDestination]
+    /// Human-readable notes (gaps, skipped fragments, reading stopped early...), one line each.
+    public var warnings: [String]
+    public var statistics: ExtractionStatistics
+    /// Set when reading stopped on a bad record: everything before its offset is in this result.
+    public var readError: CaptureFileError?
+    /// `pcap` or `pcapng` (files only).
+    public var format: String?
+
+    public init(flows: [Flow] = [], dns: [DNSObservation] = [], destinations: [CaptureDestination] = [],
+                warnings: [String] = [], statistics: ExtractionStatistics = ExtractionStatistics(),
+                readError: CaptureFileError? = nil, format: String? = nil) {
+        self.flows = flows
+        self.dns = dns
+        self.destinations = destinations
+        self.warnings = warnings
+        self.statistics = statistics
+        self.readError = readError
+        self.format = format
+    }
+}

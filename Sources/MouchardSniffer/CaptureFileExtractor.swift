@@ -1,0 +1,25 @@
+import MouchardCapture
+import MouchardFlow
+import MouchardWire
+
+/// Reads a pcap or pcapng file (detected by its magic bytes) into a `CaptureExtraction`: the
+/// loader `scan` uses. A bad record ends the reading with `readError` (what and at which byte);
+/// everything decoded before it is kept.
+public enum CaptureFileExtractor {
+    /// True when the file starts with a pcap or pcapng magic number.
+    public static func isCaptureFile(header: [UInt8]) -> Bool {
+        guard header.count >= 4 else { return false }
+        let m = header[...].le32(at: 0) ?? 0
+        return [0xA1B2_C3D4, 0xA1B2_3C4D, 0xD4C3_B2A1, 0x4D3C_B2A1, 0x0A0D_0D0A].contains(m)
+    }
+
+    /// Extracts everything. Throws only when the file cannot be opened or read.
+    /// `onFlow` sees flows as they complete; with `collect: false` they are not kept in the result.
+    public static func extract(path: String, limits: ReassemblyLimits = ReassemblyLimits(), collect: Bool = true,
+                               onFlow: ((Flow) -> Void)? = nil) throws -> CaptureExtraction {
+        let extractor = PcapFlowExtractor(limits: limits, collect: collect)
+        extractor.onFlow = onFlow
+        let outcome = try CaptureFileReader(path: path).forEachPacket { extractor.process($0) }
+        return extractor.finish(readError: outcome.error, format: outcome.format?.rawValue)
+    }
+}

@@ -1,0 +1,38 @@
+/// Counters of what the extraction saw, skipped and dropped: the honest account of a capture.
+public struct ExtractionStatistics: Sendable, Hashable {
+    public var packets = 0
+    public var bytes = 0
+    /// Frames whose link type we do not decode or whose link header is cut.
+    public var undecodableLink = 0
+    /// Frames that are not IP (ARP, LLDP...) or whose IP header is bad.
+    public var nonIP = 0
+    public var badIP = 0
+    /// IP fragments: counted and skipped (not reassembled).
+    public var ipFragmentsSkipped = 0
+    public var tcpSegments = 0
+    public var udpDatagrams = 0
+    public var badTransport = 0
+    /// Payload bytes that were already delivered (retransmissions and overlaps; first write wins).
+    public var retransmittedBytes = 0
+    public var outOfOrderSegments = 0
+    /// Holes in streams that never filled, and the bytes they lost.
+    public var gaps = 0
+    public var gapBytes = 0
+    /// Bytes dropped because of memory caps (out-of-order buffers, bodies beyond their cap).
+    public var droppedBytes = 0
+    /// Segments ignored because their sequence number was absurdly far from the stream.
+    public var implausibleSegments = 0
+    public var tcpConnections = 0
+    /// Connections closed early because the connection table was full.
+    public var connectionsEvicted = 0
+    public var httpRequests = 0
+    public var httpResponses = 0
+    /// Responses with no request to pair with (capture started mid-exchange, gap).
+    public var unpairedResponses = 0
+    public var tlsClientHellos = 0
+    public var quicInitials = 0
+    public var dnsMessages = 0
+    public var dnsMalformed = 0
+
+    public init() {}
+}

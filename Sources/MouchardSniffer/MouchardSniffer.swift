@@ -1,1 +1,0 @@
-// MouchardSniffer: placeholder until its issue lands.

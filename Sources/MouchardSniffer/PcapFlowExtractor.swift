@@ -1,0 +1,502 @@
+import Foundation
+import MouchardFlow
+import MouchardWire
+
+/// Turns captured packets (from a file or a live interface) into flows: decodes link, IP and
+/// transport layers, reassembles TCP per direction, finds HTTP/1.x on any port by content,
+/// pairs requests with responses, reads TLS ClientHellos, DNS answers and QUIC Initials, and keeps
+/// the destinations summary.
+///
+/// Push packets with `process`, then call `finish` once. Flows and DNS observations are handed to
+/// the sinks as soon as they complete (live console), and also collected in the result unless
+/// `collect` is false (long captures: memory then stays bounded by the reassembly limits).
+public final class PcapFlowExtractor {
+    public let limits: ReassemblyLimits
+    public let collect: Bool
+    /// Called with each flow as it completes (after its id is assigned).
+    public var onFlow: ((Flow) -> Void)?
+    public var onDNS: ((DNSObservation) -> Void)?
+
+    public private(set) var statistics = ExtractionStatistics()
+    private var flows: [Flow] = []
+    private var dnsObservations: [DNSObservation] = []
+    private var warnings: [String] = []
+    private var suppressedWarnings = 0
+    private var nextFlowID = 1
+    private var connections: [ConnectionKey: TCPConnection] = [:]
+    private var udp: [ConnectionKey: UDPConversation] = [:]
+    private var globalHeld = 0
+    private var namesByAddress: [IPAddress: String] = [:]
+    private var destinations = DestinationTable()
+    private var lastSweep: Double = 0
+    private var now: Double = 0
+
+    /// Warnings kept in the result; the rest are only counted.
+    static let maxWarnings = 200
+
+    public init(limits: ReassemblyLimits = ReassemblyLimits(), collect: Bool = true) {
+        self.limits = limits
+        self.collect = collect
+    }
+
+    // MARK: - Packets
+
+    /// Decodes one captured frame and feeds what it carries to the connection it belongs to.
+    public func process(_ packet: CapturedPacket) {
+        statistics.packets += 1
+        statistics.bytes += packet.data.count
+        now = max(now, packet.timestamp)
+        if now - lastSweep > 5 {
+            if lastSweep > 0 { sweep(olderThan: now - limits.idleTimeout) }
+            lastSweep = now
+        }
+        guard let link = LinkLayerDecoder.decode(packet.data, linkType: packet.linkType) else {
+            statistics.undecodableLink += 1
+            return
+        }
+        let source: IPAddress, destination: IPAddress, proto: UInt8, payload: ArraySlice<UInt8>
+        switch link.network {
+        case .ipv4:
+            guard let ip = IPv4Packet(link.bytes) else { statistics.badIP += 1; return }
+            if ip.isFragment { statistics.ipFragmentsSkipped += 1; return }
+            (source, destination, proto, payload) = (ip.source, ip.destination, ip.protocolNumber, ip.payload)
+        case .ipv6:
+            guard let ip = IPv6Packet(link.bytes) else { statistics.badIP += 1; return }
+            if ip.isFragment { statistics.ipFragmentsSkipped += 1; return }
+            (source, destination, proto, payload) = (ip.source, ip.destination, ip.protocolNumber, ip.payload)
+        case .other:
+            statistics.nonIP += 1
+            return
+        }
+        switch proto {
+        case 6:
+            guard let tcp = TCPSegment(payload) else { statistics.badTransport += 1; return }
+            statistics.tcpSegments += 1
+            handleTCP(tcp, source: source, destination: destination, time: packet.timestamp)
+        case 17:
+            guard let datagram = UDPDatagram(payload) else { statistics.badTransport += 1; return }
+            statistics.udpDatagrams += 1
+            handleUDP(datagram, source: source, destination: destination, time: packet.timestamp)
+        default:
+            break
+        }
+    }
+
+    /// Ends every connection (holes become gaps, waiting requests are emitted without response)
+    /// and returns everything collected.
+    public func finish(readError: CaptureFileError? = nil, format: String? = nil) -> CaptureExtraction {
+        sweep(olderThan: .infinity)
+        if statistics.ipFragmentsSkipped > 0 {
+            warn("\(statistics.ipFragmentsSkipped) IP fragments were skipped (fragment reassembly is not done)")
+        }
+        if statistics.droppedBytes > 0 {
+            warn("\(statistics.droppedBytes) bytes were dropped by memory caps (bodies or out-of-order buffers beyond their limits)")
+        }
+        if suppressedWarnings > 0 { warnings.append("... and \(suppressedWarnings) more warnings") }
+        if let e = readError { warnings.append("reading stopped: \(e)") }
+        return CaptureExtraction(flows: flows, dns: dnsObservations, destinations: destinations.summary(),
+                                 warnings: warnings, statistics: statistics, readError: readError, format: format)
+    }
+
+    private func warn(_ s: String) {
+        if warnings.count < PcapFlowExtractor.maxWarnings { warnings.append(s) } else { suppressedWarnings += 1 }
+    }
+
+    // MARK: - TCP
+
+    private func handleTCP(_ tcp: TCPSegment, source: IPAddress, destination: IPAddress, time: Double) {
+        let (key, d) = ConnectionKey.make(source: source, sourcePort: tcp.sourcePort, destination: destination,
+                                          destinationPort: tcp.destinationPort)
+        let syn = tcp.flags.contains(.syn)
+        var connection = connections[key]
+        if let c = connection, c.closed {
+            // A new SYN reuses the ports: a new connection. Anything else is a late copy of the old one.
+            guard syn && !tcp.flags.contains(.ack) else { return }
+            connection = nil
+        }
+        if connection == nil {
+            guard syn || !tcp.payload.isEmpty else { return }
+            if connections.count >= limits.connections { evictOldest() }
+            let c = TCPConnection(key: key, time: time)
+            connections[key] = c
+            statistics.tcpConnections += 1
+            connection = c
+        }
+        guard let c = connection else { return }
+        c.lastSeen = time
+        c.payloadBytes += tcp.payload.count
+        if syn && c.clientDirection == nil { c.clientDirection = tcp.flags.contains(.ack) ? 1 - d : d }
+        var events: [TCPDirectionReassembler.Event] = []
+        c.reassemblers[d].segment(sequence: tcp.sequence, syn: syn, fin: tcp.flags.contains(.fin), payload: tcp.payload,
+                                  time: time, limits: limits, globalHeld: &globalHeld, stats: &statistics) { events.append($0) }
+        for e in events { deliver(e, direction: d, connection: c, time: time) }
+        if tcp.flags.contains(.rst) {
+            close(c)
+            return
+        }
+        if c.reassemblers[d].finished && !c.ended[d] {
+            endDirection(d, of: c, time: time)
+            if c.ended[0] && c.ended[1] { close(c) }
+        }
+    }
+
+    /// Hands reassembled bytes (or a gap) of direction `d` to whatever protocol it speaks.
+    private func deliver(_ event: TCPDirectionReassembler.Event, direction d: Int, connection c: TCPConnection, time: Double) {
+        switch event {
+        case .gap(let length):
+            warn("gap of \(length) bytes in \(c.endpoint(d)) → \(c.endpoint(1 - d)) at \(timeText(time))")
+            switch c.protocols[d] {
+            case .http(var parser):
+                c.protocols[d] = .ignored
+                let messages = parser.gap(length: length, time: time)
+                c.protocols[d] = .http(parser)
+                handle(messages, direction: d, connection: c)
+            case .undetermined:
+                // Whatever started this direction is lost: look for an HTTP message start from here.
+                startHTTP(direction: d, connection: c, request: nil, synchronized: false, initial: [], time: time)
+            case .dns:
+                c.protocols[d] = .dns([])
+            case .ignored:
+                break
+            }
+        case .data(let bytes, let t):
+            switch c.protocols[d] {
+            case .http(var parser):
+                c.protocols[d] = .ignored  // keep the parser uniquely referenced while it is mutated
+                var dropped = 0
+                let messages = parser.feed(bytes, time: t, dropped: &dropped)
+                statistics.droppedBytes += dropped
+                c.protocols[d] = .http(parser)
+                handle(messages, direction: d, connection: c)
+            case .undetermined(var buffer):
+                c.protocols[d] = .ignored
+                buffer.append(contentsOf: bytes)
+                classify(buffer, direction: d, connection: c, time: t)
+            case .dns(var buffer):
+                c.protocols[d] = .ignored
+                buffer.append(contentsOf: bytes)
+                c.protocols[d] = .dns(readTCPDNS(&buffer, direction: d, connection: c, time: t))
+            case .ignored:
+                break
+            }
+        }
+    }
+
+    /// Decides what a direction speaks from its first bytes.
+    private func classify(_ buffer: [UInt8], direction d: Int, connection c: TCPConnection, time: Double) {
+        let bytes = buffer[...]
+        if c.key.lowPort == 53 || c.key.highPort == 53 {
+            var b = buffer
+            c.protocols[d] = .dns(readTCPDNS(&b, direction: d, connection: c, time: time))
+            return
+        }
+        let synchronized = c.reassemblers[d].sawSYN
+        switch TLSClientHello.parse(stream: bytes) {
+        case .needMore:
+            if buffer.count < TLSClientHello.maxHelloLength { c.protocols[d] = .undetermined(buffer) }
+            return
+        case .clientHello(let hello):
+            emitTLS(hello, direction: d, connection: c, time: time)
+            c.protocols = [.ignored, .ignored]
+            return
+        case .malformed:
+            return  // stays ignored
+        case .notTLS:
+            break
+        }
+        if HTTPStreamParser.looksLikeRequestLine(bytes) {
+            startHTTP(direction: d, connection: c, request: true, synchronized: true, initial: bytes, time: time)
+            return
+        }
+        if HTTPStreamParser.looksLikeStatusLine(bytes) {
+            startHTTP(direction: d, connection: c, request: false, synchronized: true, initial: bytes, time: time)
+            return
+        }
+        let waiting = !bytes.contains(0x0A) && bytes.count < 8192 && (bytes.first.map { $0 >= 0x41 && $0 <= 0x5A } ?? true)
+        if waiting {
+            c.protocols[d] = .undetermined(buffer)
+        } else if !synchronized {
+            // Capture started mid-connection: an HTTP message may start further on.
+            startHTTP(direction: d, connection: c, request: nil, synchronized: false, initial: bytes, time: time)
+        }
+        // else: a stream seen from its start that is neither HTTP nor TLS: ignored.
+    }
+
+    /// Switches direction `d` (and, when known, the opposite one) to HTTP parsing.
+    /// `request` nil means "unknown role": the client side or the lower-port side decides.
+    private func startHTTP(direction d: Int, connection c: TCPConnection, request: Bool?, synchronized: Bool,
+                           initial: ArraySlice<UInt8>, time: Double) {
+        let isRequest = request ?? (c.requestDirection.map { $0 == d } ?? (c.serverDirection != d))
+        if isRequest { c.requestDirection = d } else if c.requestDirection == nil { c.requestDirection = 1 - d }
+        var parser = HTTPStreamParser(role: isRequest ? .request : .response, synchronized: synchronized,
+                                      headLimit: limits.headBytes,
+                                      bodyLimit: isRequest ? limits.requestBodyBytes : limits.responseBodyBytes)
+        if !isRequest { parser.awaitedMethods = c.pendingRequests.map { $0.requestHead?.method ?? "GET" } }
+        c.protocols[d] = .http(parser)
+        if !initial.isEmpty { deliver(.data(initial, time: time), direction: d, connection: c, time: time) }
+        // The other direction answers (or asks) in HTTP too.
+        let o = 1 - d
+        if case .undetermined(let buffered) = c.protocols[o] {
+            let oppositeSynchronized = c.reassemblers[o].sawSYN
+            c.protocols[o] = .http(HTTPStreamParser(role: isRequest ? .response : .request, synchronized: oppositeSynchronized,
+                                                    headLimit: limits.headBytes,
+                                                    bodyLimit: isRequest ? limits.responseBodyBytes : limits.requestBodyBytes))
+            if !buffered.isEmpty { deliver(.data(buffered[...], time: time), direction: o, connection: c, time: time) }
+        }
+    }
+
+    private func handle(_ messages: [HTTPStreamParser.Message], direction d: Int, connection c: TCPConnection) {
+        for m in messages {
+            if let head = m.requestHead {
+                statistics.httpRequests += 1
+                c.sawHTTP = true
+                c.requestDirection = d
+                if c.hostName == nil, let h = head.headers["Host"], !h.isEmpty {
+                    c.hostName = URLParts.hostOnly(authority: h).lowercased()
+                }
+                c.pendingRequests.append(m)
+                if case .http(var responses) = c.protocols[1 - d] {
+                    c.protocols[1 - d] = .ignored
+                    responses.awaitedMethods.append(head.method)
+                    c.protocols[1 - d] = .http(responses)
+                } else if case .undetermined(let buffered) = c.protocols[1 - d] {
+                    // The server's side has not spoken yet: it will answer in HTTP.
+                    var p = HTTPStreamParser(role: .response, synchronized: c.reassemblers[1 - d].sawSYN || buffered.isEmpty,
+                                             headLimit: limits.headBytes, bodyLimit: limits.responseBodyBytes)
+                    p.awaitedMethods = [head.method]
+                    c.protocols[1 - d] = .http(p)
+                    if !buffered.isEmpty { deliver(.data(buffered[...], time: m.ended), direction: 1 - d, connection: c, time: m.ended) }
+                }
+                if c.pendingRequests.count > limits.pendingRequestsPerConnection {
+                    let oldest = c.pendingRequests.removeFirst()
+                    emitHTTP(request: oldest, response: nil, connection: c)
+                }
+            } else if m.responseHead != nil {
+                statistics.httpResponses += 1
+                guard !c.pendingRequests.isEmpty else {
+                    statistics.unpairedResponses += 1
+                    continue
+                }
+                let request = c.pendingRequests.removeFirst()
+                emitHTTP(request: request, response: m, connection: c)
+            }
+        }
+    }
+
+    private func endDirection(_ d: Int, of c: TCPConnection, time: Double) {
+        c.ended[d] = true
+        if case .http(var parser) = c.protocols[d] {
+            c.protocols[d] = .ignored
+            let messages = parser.end(time: time)
+            c.protocols[d] = .http(parser)
+            handle(messages, direction: d, connection: c)
+        }
+    }
+
+    /// Ends a connection: flushes holes, ends parsers, emits waiting requests, records the destination.
+    private func close(_ c: TCPConnection) {
+        guard !c.closed else { return }
+        for d in 0..<2 {
+            var events: [TCPDirectionReassembler.Event] = []
+            c.reassemblers[d].flush(globalHeld: &globalHeld, stats: &statistics) { events.append($0) }
+            for e in events { deliver(e, direction: d, connection: c, time: c.lastSeen) }
+        }
+        for d in 0..<2 where !c.ended[d] { endDirection(d, of: c, time: c.lastSeen) }
+        while !c.pendingRequests.isEmpty {
+            emitHTTP(request: c.pendingRequests.removeFirst(), response: nil, connection: c)
+        }
+        for d in 0..<2 { c.reassemblers[d].discard(globalHeld: &globalHeld) }
+        c.protocols = [.ignored, .ignored]
+        c.closed = true
+        c.closedAt = c.lastSeen
+        let server = c.serverDirection
+        let address = c.key.address(server)
+        let host = c.hostName ?? namesByAddress[address] ?? address.description
+        let transport = c.sawHTTP ? "http" : (c.sawTLS ? "tls" : "other")
+        let flowCount = c.sawHTTP || c.sawTLS ? 0 : 1  // HTTP and TLS flows are counted as they are emitted
+        destinations.record(host: host, address: address.description, transport: transport, flows: flowCount,
+                            bytes: c.payloadBytes)
+    }
+
+    /// Closes connections idle since before `limit`, and forgets closed ones.
+    private func sweep(olderThan limit: Double) {
+        var stale: [ConnectionKey] = []
+        for (k, c) in connections {
+            if c.closed {
+                if c.closedAt < now - 60 || limit == .infinity { stale.append(k) }
+            } else if c.lastSeen < limit {
+                close(c)
+                stale.append(k)
+            }
+        }
+        for k in stale { connections[k] = nil }
+        var staleUDP: [ConnectionKey] = []
+        for (k, u) in udp where u.lastSeen < limit || limit == .infinity {
+            closeUDP(u)
+            staleUDP.append(k)
+        }
+        for k in staleUDP { udp[k] = nil }
+    }
+
+    private func evictOldest() {
+        let open = connections.values.filter { !$0.closed }.sorted { $0.lastSeen < $1.lastSeen }
+        for c in open.prefix(max(1, limits.connections / 10)) {
+            close(c)
+            statistics.connectionsEvicted += 1
+        }
+        for (k, c) in connections where c.closed { connections[k] = nil }
+    }
+
+    // MARK: - Flows
+
+    private func emitHTTP(request: HTTPStreamParser.Message, response: HTTPStreamParser.Message?, connection c: TCPConnection) {
+        guard let head = request.requestHead else { return }
+        let d = c.requestDirection ?? (1 - c.serverDirection)
+        let server = c.endpoint(1 - d)
+        let req = HTTPRequest(head: head, scheme: "http", fallbackAuthority: "\(server.description)",
+                              body: request.body, bodyTruncated: request.bodyTruncated)
+        var resp: HTTPResponse?
+        var timings = FlowTimings(started: Date(timeIntervalSince1970: request.started),
+                                  send: max(0, (request.ended - request.started) * 1000))
+        if let r = response, let rh = r.responseHead {
+            resp = HTTPResponse(head: rh, body: r.body, bodyTruncated: r.bodyTruncated)
+            timings.wait = max(0, (r.started - request.ended) * 1000)
+            timings.receive = max(0, (r.ended - r.started) * 1000)
+        }
+        var error = request.incomplete.map { "request incomplete: \($0)" }
+        if let why = response?.incomplete { error = (error.map { $0 + "; " } ?? "") + "response incomplete: \(why)" }
+        let flow = Flow(id: nextFlowID, source: .pcap, transport: .http, request: req, response: resp, timings: timings,
+                        client: c.endpoint(d), server: server, error: error)
+        nextFlowID += 1
+        c.httpFlows += 1
+        destinations.record(host: req.host.isEmpty ? server.address : req.host, address: server.address, transport: "http",
+                            flows: 1)
+        publish(flow)
+    }
+
+    private func emitTLS(_ hello: TLSClientHello, direction d: Int, connection c: TCPConnection, time: Double) {
+        statistics.tlsClientHellos += 1
+        c.sawTLS = true
+        c.requestDirection = d
+        if c.hostName == nil { c.hostName = hello.serverName }
+        let server = c.endpoint(1 - d)
+        let flow = Flow(id: nextFlowID, source: .pcap, transport: .tlsMetadata,
+                        timings: FlowTimings(started: Date(timeIntervalSince1970: time)), client: c.endpoint(d), server: server,
+                        tls: TLSFacts(serverName: hello.serverName, alpn: hello.alpn, version: hello.versionName))
+        nextFlowID += 1
+        let host = hello.serverName ?? namesByAddress[c.key.address(1 - d)] ?? server.address
+        destinations.record(host: host, address: server.address, transport: "tls", flows: 1)
+        publish(flow)
+    }
+
+    private func publish(_ flow: Flow) {
+        if collect { flows.append(flow) }
+        onFlow?(flow)
+    }
+
+    // MARK: - DNS
+
+    /// Reads complete length-prefixed DNS messages from a TCP direction; returns what is left.
+    private func readTCPDNS(_ buffer: inout [UInt8], direction d: Int, connection c: TCPConnection, time: Double) -> [UInt8] {
+        var o = 0
+        while let len = buffer[...].be16(at: o), o + 2 + Int(len) <= buffer.count {
+            handleDNS(buffer[(o + 2)..<(o + 2 + Int(len))], client: c.endpoint(1 - d), server: c.endpoint(d), time: time)
+            o += 2 + Int(len)
+        }
+        if buffer.count - o > 70_000 { return [] }
+        return Array(buffer[o...])
+    }
+
+    /// Records a DNS message: queried names become destinations, answers name server addresses.
+    private func handleDNS(_ bytes: ArraySlice<UInt8>, client: Endpoint, server: Endpoint, time: Double) {
+        let message: DNSMessage
+        do { message = try DNSMessage(bytes) } catch {
+            statistics.dnsMalformed += 1
+            return
+        }
+        statistics.dnsMessages += 1
+        guard let r = message.resolution(), !r.name.isEmpty else { return }
+        destinations.record(host: r.name, address: nil, transport: "dns")
+        guard message.isResponse else { return }
+        for a in r.addresses {
+            namesByAddress[a] = r.name
+            destinations.record(host: r.name, address: a.description, transport: nil)
+        }
+        let observation = DNSObservation(time: Date(timeIntervalSince1970: time), name: r.name,
+                                         queryType: DNSMessage.typeName(r.type), addresses: r.addresses.map(\.description),
+                                         cnames: r.cnames, client: client, server: server)
+        if collect { dnsObservations.append(observation) }
+        onDNS?(observation)
+    }
+
+    // MARK: - UDP
+
+    private func handleUDP(_ datagram: UDPDatagram, source: IPAddress, destination: IPAddress, time: Double) {
+        let sp = datagram.sourcePort, dp = datagram.destinationPort
+        if sp == 53 || dp == 53 {
+            let client = Endpoint(address: (sp == 53 ? destination : source).description, port: Int(sp == 53 ? dp : sp))
+            let server = Endpoint(address: (sp == 53 ? source : destination).description, port: 53)
+            handleDNS(datagram.payload, client: client, server: server, time: time)
+            return
+        }
+        let (key, d) = ConnectionKey.make(source: source, sourcePort: sp, destination: destination, destinationPort: dp)
+        var conversation = udp[key]
+        if conversation == nil {
+            if udp.count >= limits.connections { sweep(olderThan: now - 30) }
+            let u = UDPConversation(key: key, firstSender: d, time: time)
+            udp[key] = u
+            conversation = u
+        }
+        guard let u = conversation else { return }
+        u.lastSeen = time
+        u.bytes += datagram.payload.count
+        if let initial = QUICInitialPacket(datagram.payload) {
+            if !u.isQUIC {
+                u.isQUIC = true
+                u.clientDirection = d
+            }
+            if u.clientDirection == d {
+                u.initials += 1
+                u.version = initial.version
+                statistics.quicInitials += 1
+            }
+        }
+    }
+
+    private func closeUDP(_ u: UDPConversation) {
+        let server = u.serverDirection
+        let address = u.key.address(server)
+        let host = namesByAddress[address] ?? address.description
+        destinations.record(host: host, address: address.description, transport: u.isQUIC ? "quic" : "other", flows: 1,
+                            bytes: u.bytes, quicInitials: u.initials)
+    }
+
+    private func timeText(_ t: Double) -> String {
+        String(format: "t=%.6f", t)
+    }
+}
+
+/// A UDP conversation (other than DNS): QUIC when a client sent an Initial, else `other`.
+final class UDPConversation {
+    let key: ConnectionKey
+    let firstSender: Int
+    var clientDirection: Int?
+    var isQUIC = false
+    var initials = 0
+    var version: UInt32 = 0
+    var bytes = 0
+    var lastSeen: Double
+
+    init(key: ConnectionKey, firstSender: Int, time: Double) {
+        self.key = key
+        self.firstSender = firstSender
+        self.lastSeen = time
+    }
+
+    /// The side that did not send the first Initial, else the lower port, else the first receiver.
+    var serverDirection: Int {
+        if let c = clientDirection { return 1 - c }
+        if key.lowPort != key.highPort { return key.lowPort < key.highPort ? 0 : 1 }
+        return 1 - firstSender
+    }
+}

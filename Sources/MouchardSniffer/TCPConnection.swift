@@ -1,0 +1,58 @@
+import MouchardFlow
+import MouchardWire
+
+/// Everything tracked for one TCP connection: both directions' reassembly, what application
+/// protocol each direction speaks (decided by content, on any port), the HTTP requests waiting for
+/// their responses, and what the destination summary needs.
+final class TCPConnection {
+    /// What a direction's bytes turned out to be.
+    enum DirectionProtocol {
+        /// Not decided yet: the first bytes are kept until they say.
+        case undetermined([UInt8])
+        case http(HTTPStreamParser)
+        /// DNS over TCP: 2-byte length-prefixed messages.
+        case dns([UInt8])
+        /// Not interesting (encrypted after the ClientHello, unknown protocol): bytes only counted.
+        case ignored
+    }
+
+    let key: ConnectionKey
+    var reassemblers = [TCPDirectionReassembler(), TCPDirectionReassembler()]
+    var protocols: [DirectionProtocol] = [.undetermined([]), .undetermined([])]
+    var ended = [false, false]
+    /// Direction 0 or 1 that opened the connection (sent the SYN), when known.
+    var clientDirection: Int?
+    /// Requests waiting for a response, oldest first, with the direction they travelled.
+    var pendingRequests: [HTTPStreamParser.Message] = []
+    var requestDirection: Int?
+    var sawTLS = false
+    var sawHTTP = false
+    var httpFlows = 0
+    var tlsFlows = 0
+    /// First HTTP Host or SNI, to name the destination.
+    var hostName: String?
+    var payloadBytes = 0
+    let firstSeen: Double
+    var lastSeen: Double
+    var closed = false
+    /// When the connection was closed (capture time), for removing its tombstone.
+    var closedAt: Double = 0
+
+    init(key: ConnectionKey, time: Double) {
+        self.key = key
+        self.firstSeen = time
+        self.lastSeen = time
+    }
+
+    /// The server side: the side that did not send the SYN, else the side that received the
+    /// request, else the lower port.
+    var serverDirection: Int {
+        if let c = clientDirection { return 1 - c }
+        if let r = requestDirection { return 1 - r }
+        return key.lowPort < key.highPort ? 0 : 1
+    }
+
+    func endpoint(_ d: Int) -> Endpoint {
+        Endpoint(address: key.address(d).description, port: Int(key.port(d)))
+    }
+}
