@@ -3,7 +3,7 @@ SWIFT ?= swift
 BIN_DEBUG = .build/debug/mouchard
 BIN_RELEASE = .build/release/mouchard
 
-.PHONY: deps build release demo test bench clean
+.PHONY: deps build release demo test bench clean report-screenshot
 
 ## deps: install the Debian packages the build and tests need (idempotent, quiet when present)
 deps:
@@ -22,6 +22,11 @@ demo: build
 ## test: the whole test suite (Swift Testing)
 test: deps
 	$(SWIFT) test
+
+## report-screenshot: HTML report of the dev corpus (iOS device) and a PNG of it, in captures/
+report-screenshot: deps
+	$(SWIFT) build -c release --product mouchard
+	./scripts/report-screenshot.sh $(BIN_RELEASE)
 
 clean:
 	rm -rf .build

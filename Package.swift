@@ -51,7 +51,7 @@ let package = Package(
         // Benchmarks driven by the scripts in bench/ (release build).
         .executableTarget(name: "mouchard-bench", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardCodec", "MouchardInspection", "MouchardSniffer",
-            "MouchardCapture", "MouchardTLS", "MouchardPosix",
+            "MouchardCapture", "MouchardTLS", "MouchardPosix", "MouchardReport",
         ], path: "bench/Sources/mouchard-bench"),
 
         .testTarget(name: "MouchardWireTests", dependencies: ["MouchardWire"]),

@@ -257,7 +257,6 @@ private struct HTMLWriter {
         let m = s.methodology
         h += "<section id=\"methodology\">\n<h2>Methodology</h2>\n<p class=\"lead\">How this audit was made.</p>\n<dl class=\"method\">\n"
         h += "<dt>Capture source</dt><dd>\(esc(m.source, 300))</dd>\n"
-        h += "<dt>Inputs</dt><dd>\(m.inputs.map { "<code>\(esc($0, 200))</code>" }.joined(separator: "<br>"))</dd>\n"
         if let app = m.app { h += "<dt>App</dt><dd>\(esc(app, 120))</dd>\n" }
         if let a = m.captureStart.flatMap(ReportTime.parse) {
             h += "<dt>Capture</dt><dd>\(esc(ReportTime.readable(a)))"

@@ -13,6 +13,7 @@ struct Benchmark {
 
 let benchmarks: [Benchmark] = [
     sniffExtractBenchmark,
+    reportBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
