@@ -26,10 +26,32 @@ public struct Inspector: Sendable {
     }
 
     /// The findings of one flow, one per (category, type, where), most confident first kept.
+    /// This is what live sources (proxy, sniffer) call as each flow completes.
     public func inspect(_ flow: Flow) -> [Finding] {
         guard let request = flow.request else { return [] }
-        let detections = detect(request, transport: flow.transport)
-        guard !detections.isEmpty else { return [] }
+        return findings(flow, detect(request, transport: flow.transport))
+    }
+
+    /// Findings of many flows (a capture file, a session), in flow order. In pattern mode the
+    /// whole capture is used to tell the device's own position from places it looked up: when
+    /// most coordinate pairs cluster in one spot, pairs far from it (a searched city, a
+    /// destination) are dropped. Per-flow `inspect(_:)` cannot do that.
+    public func inspect(_ flows: [Flow]) -> [Finding] {
+        var perFlow: [(Flow, [Detection])] = []
+        for flow in flows {
+            guard let request = flow.request else { continue }
+            perFlow.append((flow, detect(request, transport: flow.transport)))
+        }
+        if knownValues == nil, let consensus = LocationConsensus(perFlow.flatMap { $0.1.compactMap(\.coordinate) }) {
+            perFlow = perFlow.map { flow, ds in
+                (flow, ds.filter { d in d.coordinate.map { consensus.keeps($0) } ?? true })
+            }
+        }
+        return perFlow.flatMap { findings($0.0, $0.1) }
+    }
+
+    func findings(_ flow: Flow, _ detections: [Detection]) -> [Finding] {
+        guard let request = flow.request, !detections.isEmpty else { return [] }
         let host = request.host.isEmpty ? flow.host : request.host
         let info = attribution.attribute(host: host)
         let destination = FindingDestination(host: host, tracker: info.company, trackerCategory: info.category, thirdParty: info.thirdParty)
@@ -48,9 +70,6 @@ public struct Inspector: Sendable {
                            time: time, inner: inner)
         }
     }
-
-    /// Findings of many flows, in flow order.
-    public func inspect(_ flows: [Flow]) -> [Finding] { flows.flatMap { inspect($0) } }
 
     /// What the detectors saw in one request (before destination and request are attached).
     public func detect(_ request: HTTPRequest, transport: FlowTransport = .https) -> [Detection] {
@@ -99,6 +118,8 @@ public struct Detection: Sendable, Hashable {
     public var what: String
     /// For a pair of fields (coordinates): the combined location.
     public var whereOverride: Place?
+    /// For a location: the point itself.
+    public var coordinate: Coordinate?
 
     /// A location and inner path.
     public struct Place: Sendable, Hashable {
@@ -134,11 +155,13 @@ public struct Detection: Sendable, Hashable {
         } else {
             place = Place(location: group.prefix + "\(a.key),\(b.key)", inner: nil)
         }
-        return Detection(category: "location", type: "coordinates",
+        var d = Detection(category: "location", type: "coordinates",
                          origin: FieldOrigin(location: place.location, inner: place.inner, decodings: group.decodings, key: a.key),
                          encoding: FieldOrigin(location: "", decodings: group.decodings).encodingChain(),
                          evidence: "\(a.value),\(b.value)", rule: rule, confidence: confidence, severity: "high",
                          what: "The device's location", whereOverride: place)
+        d.coordinate = Coordinate(latitude: a.value, longitude: b.value)
+        return d
     }
 }
 

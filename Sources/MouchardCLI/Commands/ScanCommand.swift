@@ -47,15 +47,14 @@ struct ScanCommand: MouchardCommand {
 
         var findings: [Finding] = []
         var requests = 0
+        var flows: [Flow] = []
         for input in args.positionals {
-            let flows = try ScanInputs.loadFlows(input, io: io)
-            requests += flows.filter { $0.request != nil }.count
-            for flow in flows {
-                let found = inspector.inspect(flow)
-                if format == "jsonl" { for f in found { io.out(try jsonLine(f)) } }
-                findings += found
-            }
+            let loaded = try ScanInputs.loadFlows(input, io: io)
+            requests += loaded.filter { $0.request != nil }.count
+            flows += loaded
         }
+        findings = inspector.inspect(flows)
+        if format == "jsonl" { for f in findings { io.out(try jsonLine(f)) } }
         switch format {
         case "json":
             let doc = FindingsDocument(tool: .init(version: Mouchard.version), inputs: args.positionals, requests: requests, findings: findings)
