@@ -12,6 +12,7 @@ struct Benchmark {
 }
 
 let benchmarks: [Benchmark] = [
+    trackerLookupBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
