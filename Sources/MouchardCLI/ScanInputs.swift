@@ -67,6 +67,17 @@ enum ScanInputs {
         return try RuleFileLoader.merge(sets)
     }
 
+    /// `trackers.json` of the rule directory, when there is one.
+    static func loadTrackers(_ dir: URL) throws -> TrackerDirectory? {
+        let file = dir.appendingPathComponent("trackers.json")
+        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        do {
+            return try TrackerDirectory(jsonData: data, file: displayPath(file))
+        } catch {
+            throw CLIError("\(error)")
+        }
+    }
+
     static func loadProfile(_ path: String, io: CommandIO) throws -> DeviceProfile {
         let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: io.currentDirectory, isDirectory: true))
         guard let data = FileManager.default.contents(atPath: url.path) else { throw CLIError("\(path): cannot read the device profile") }

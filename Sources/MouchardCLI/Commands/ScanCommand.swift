@@ -40,12 +40,11 @@ struct ScanCommand: MouchardCommand {
             }
             failOn.insert(c)
         }
-        let rules = try ScanInputs.loadRules(try ScanInputs.rulesDirectory(args.value("--rules"), io: io))
+        let rulesDirectory = try ScanInputs.rulesDirectory(args.value("--rules"), io: io)
+        let rules = try ScanInputs.loadRules(rulesDirectory)
+        let trackers = try ScanInputs.loadTrackers(rulesDirectory)
         let profile = try args.value("--device").map { try ScanInputs.loadProfile($0, io: io) }
-        let attribution = FirstPartyDomains(args.all("--first-party"))
-        let inspector = Inspector(rules: rules, profile: profile, attribution: attribution)
 
-        var findings: [Finding] = []
         var requests = 0
         var flows: [Flow] = []
         for input in args.positionals {
@@ -53,7 +52,9 @@ struct ScanCommand: MouchardCommand {
             requests += loaded.filter { $0.request != nil }.count
             flows += loaded
         }
-        findings = inspector.inspect(flows)
+        let attribution = TrackerAttribution(trackers: trackers, firstParty: args.all("--first-party"), flows: flows)
+        let inspector = Inspector(rules: rules, profile: profile, attribution: attribution)
+        let findings = inspector.inspect(flows)
         if format == "jsonl" { for f in findings { io.out(try jsonLine(f)) } }
         switch format {
         case "json":

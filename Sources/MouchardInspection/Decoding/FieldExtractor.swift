@@ -251,7 +251,7 @@ private struct Walker {
             if part.last == 13 { part = part.dropLast() }
             var name = "part"
             var partType = ""
-            for line in headerText.split(whereSeparator: { $0 == "\r" || $0 == "\n" }) {
+            for line in headerText.split(whereSeparator: \.isNewline) {
                 let l = line.lowercased()
                 if l.hasPrefix("content-disposition"), let r = line.range(of: "name=\"") {
                     let rest = line[r.upperBound...]
