@@ -13,6 +13,7 @@ struct Benchmark {
 
 let benchmarks: [Benchmark] = [
     trackerLookupBenchmark,
+    inspectBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
