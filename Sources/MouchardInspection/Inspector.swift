@@ -52,10 +52,11 @@ public struct Inspector: Sendable {
 
     func findings(_ flow: Flow, _ detections: [Detection]) -> [Finding] {
         guard let request = flow.request, !detections.isEmpty else { return [] }
-        let host = request.host.isEmpty ? flow.host : request.host
+        let facts = RequestFacts(request)
+        let host = facts.host.isEmpty ? flow.host : facts.host
         let info = attribution.attribute(host: host)
         let destination = FindingDestination(host: host, tracker: info.company, trackerCategory: info.category, thirdParty: info.thirdParty)
-        let req = FindingRequest(method: request.method, url: request.url)
+        let req = FindingRequest(method: request.method, url: facts.url)
         let time = isoTime(flow.timings.started)
         return detections.map { d in
             var where_ = d.origin.location
@@ -213,7 +214,10 @@ func severity(of category: String) -> String {
 }
 
 func describe(category: String, type: String) -> String {
-    let names: [String: String] = [
+    typeDescriptions[type] ?? "A \(category) value (\(type))"
+}
+
+private let typeDescriptions: [String: String] = [
         "udid": "The device's UDID", "idfa": "The device's IDFA", "idfv": "The device's IDFV",
         "android_id": "The device's Android ID", "advertising_id": "The device's advertising ID",
         "imei": "The device's IMEI", "imsi": "The SIM's IMSI", "iccid": "The SIM's ICCID", "serial": "The device's serial number",
@@ -222,8 +226,6 @@ func describe(category: String, type: String) -> String {
         "contact-phone": "A contact's phone number", "contact-email": "A contact's e-mail address",
         "password": "A password", "basic-auth": "HTTP Basic credentials",
     ]
-    return names[type] ?? "A \(category) value (\(type))"
-}
 
 func isoTime(_ date: Date) -> String? {
     let t = date.timeIntervalSince1970

@@ -27,7 +27,7 @@ public struct FieldExtractor: Sendable {
     public func extract(_ request: HTTPRequest) -> Result {
         var w = Walker(config: self)
         // Split the target once (path, then query up to a fragment).
-        let target = Array(request.pathAndQuery.utf8)
+        let target = Array(RequestFacts(request).pathAndQuery.utf8)
         let q = target.firstIndex(of: UInt8(ascii: "?"))
         let pathEnd = q ?? target.firstIndex(of: UInt8(ascii: "#")) ?? target.count
         w.walkPath(target[0..<pathEnd])
