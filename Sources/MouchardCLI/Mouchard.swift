@@ -9,6 +9,7 @@ public enum Mouchard {
     /// (Each lives in its own file under Commands/.)
     public static let commands: [any MouchardCommand.Type] = [
         VersionCommand.self,
+        ScanCommand.self,
         ReportCommand.self,
     ]
 

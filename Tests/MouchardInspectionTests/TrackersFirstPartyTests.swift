@@ -122,3 +122,21 @@ struct TrackersFirstPartyTests {
         #expect(policy.inferredDomains.isEmpty)
     }
 }
+
+@Suite("Finding destinations attributed by the tracker directory")
+struct TrackersFindingDestinationTests {
+    @Test("company, category and party are filled in; unknown hosts stay unattributed")
+    func attributed() throws {
+        let trackers = try TrackerDirectory(entries: [
+            TrackerEntry(domain: "appsflyersdk.com", company: "AppsFlyer", category: .attribution, source: "s"),
+        ])
+        let policy = FirstPartyPolicy(explicitDomains: ["lumotorch.example"], trackers: trackers)
+        let sdk = FindingDestination(host: "launches.appsflyersdk.com", trackers: trackers, policy: policy)
+        #expect(sdk == FindingDestination(host: "launches.appsflyersdk.com", tracker: "AppsFlyer",
+                                          trackerCategory: "attribution", thirdParty: true))
+        let own = FindingDestination(host: "api.lumotorch.example", trackers: trackers, policy: policy)
+        #expect(own == FindingDestination(host: "api.lumotorch.example", thirdParty: false))
+        let stranger = FindingDestination(host: "cdn.other.example", trackers: nil, policy: policy)
+        #expect(stranger.tracker == nil && stranger.thirdParty)
+    }
+}

@@ -26,8 +26,15 @@ public struct FieldExtractor: Sendable {
 
     public func extract(_ request: HTTPRequest) -> Result {
         var w = Walker(config: self)
-        w.walkPath(request.path)
-        if let q = request.query { w.walkForm(Array(q.utf8)[...], prefix: "query:", origin: FieldOrigin(location: "query"), depth: 0) }
+        // Split the target once (path, then query up to a fragment).
+        let target = Array(RequestFacts(request).pathAndQuery.utf8)
+        let q = target.firstIndex(of: UInt8(ascii: "?"))
+        let pathEnd = q ?? target.firstIndex(of: UInt8(ascii: "#")) ?? target.count
+        w.walkPath(target[0..<pathEnd])
+        if let q {
+            let end = target[(q + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? target.count
+            w.walkForm(target[(q + 1)..<end], prefix: "query:", origin: FieldOrigin(location: "query"), depth: 0)
+        }
         w.walkHeaders(request.headers)
         w.walkBody(request)
         return w.result
@@ -60,12 +67,11 @@ private struct Walker {
 
     // MARK: URL path
 
-    mutating func walkPath(_ path: String) {
+    mutating func walkPath(_ path: ArraySlice<UInt8>) {
         var previous = ""
-        for segment in path.split(separator: "/") where !segment.isEmpty {
-            let bytes = Array(segment.utf8)
-            leaf(bytes[...], FieldOrigin(location: "url", key: previous), depth: 0)
-            previous = String(segment)
+        for segment in path.split(separator: UInt8(ascii: "/")) where !segment.isEmpty {
+            leaf(segment, FieldOrigin(location: "url", key: previous), depth: 0)
+            previous = String(decoding: segment, as: UTF8.self)
         }
     }
 
@@ -182,18 +188,19 @@ private struct Walker {
 
     /// A whole document (a body, a multipart part): by content type, else by shape.
     mutating func walkDocument(_ bytes: ArraySlice<UInt8>, contentType: String, origin: FieldOrigin, topLevel: Bool, depth: Int) {
-        if contentType.contains("multipart/"), let boundary = boundaryParameter(contentType) {
+        if asciiContains(contentType, "multipart/"), let boundary = boundaryParameter(contentType) {
             walkMultipart(bytes, boundary: boundary, origin: origin, depth: depth)
             return
         }
-        if contentType.contains("x-www-form-urlencoded") {
+        if asciiContains(contentType, "x-www-form-urlencoded") {
             walkForm(bytes, prefix: topLevel ? "form:" : "", origin: origin, depth: depth)
             return
         }
-        if contentType.contains("protobuf") || contentType.contains("grpc") || contentType.contains("octet-stream")
-            || contentType.contains("x-thrift") || !ByteCodecs.looksLikeText(Array(bytes.prefix(512))) {
+        let isGRPC = asciiContains(contentType, "grpc")
+        if isGRPC || asciiContains(contentType, "protobuf") || asciiContains(contentType, "octet-stream")
+            || asciiContains(contentType, "x-thrift") || !ByteCodecs.looksLikeText(bytes.prefix(512)) {
             var payload = bytes
-            if contentType.contains("grpc"), payload.count >= 5, payload[payload.startIndex] == 0 {
+            if isGRPC, payload.count >= 5, payload[payload.startIndex] == 0 {
                 payload = payload.dropFirst(5)
             }
             if walkProtobuf(payload, origin: origin, topLevel: topLevel, path: "pb", depth: depth) { return }
@@ -251,7 +258,7 @@ private struct Walker {
             if part.last == 13 { part = part.dropLast() }
             var name = "part"
             var partType = ""
-            for line in headerText.split(whereSeparator: { $0 == "\r" || $0 == "\n" }) {
+            for line in headerText.split(whereSeparator: \.isNewline) {
                 let l = line.lowercased()
                 if l.hasPrefix("content-disposition"), let r = line.range(of: "name=\"") {
                     let rest = line[r.upperBound...]
@@ -529,6 +536,7 @@ private struct Walker {
             let startsNumber = (b >= 0x30 && b <= 0x39) || (b == 0x2D && i + 1 < bytes.endIndex && bytes[i + 1] >= 0x30 && bytes[i + 1] <= 0x39)
             if !startsNumber { i += 1; continue }
             if i > bytes.startIndex, isASCIIAlnum(bytes[i - 1]) || bytes[i - 1] == 0x2E {
+                i += 1
                 while i < bytes.endIndex, isASCIIAlnum(bytes[i]) || bytes[i] == 0x2E { i += 1 }
                 continue
             }
@@ -631,5 +639,33 @@ extension Substring {
         while let f = s.first, set.contains(f) { s.removeFirst() }
         while let l = s.last, set.contains(l) { s.removeLast() }
         return String(s)
+    }
+}
+
+/// ASCII substring test on UTF-8 (no Foundation: this runs for every document).
+func asciiContains(_ haystack: String, _ needle: StaticString) -> Bool {
+    asciiContains(haystack, UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount))
+}
+
+func asciiContains(_ haystack: String, _ needle: String) -> Bool {
+    var needle = needle
+    return needle.withUTF8 { asciiContains(haystack, $0) }
+}
+
+func asciiContains(_ haystack: String, _ n: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard n.count > 0 else { return true }
+    var h = haystack
+    return h.withUTF8 { hay in
+        guard hay.count >= n.count else { return false }
+        var i = 0
+        while i + n.count <= hay.count {
+            if hay[i] == n[0] {
+                var ok = true
+                for k in 1..<n.count where hay[i + k] != n[k] { ok = false; break }
+                if ok { return true }
+            }
+            i += 1
+        }
+        return false
     }
 }

@@ -76,6 +76,7 @@ public struct KnownValueMatcher: Sendable {
             let b = bytes[i]
             guard b == 0x2B || b == 0x28 || (b >= 0x30 && b <= 0x39) else { i += 1; continue }
             if i > 0, isASCIIAlnum(bytes[i - 1]) {
+                i += 1
                 while i < n, isASCIIAlnum(bytes[i]) { i += 1 }
                 continue
             }

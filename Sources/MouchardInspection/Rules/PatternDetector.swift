@@ -13,10 +13,18 @@ struct PatternDetector {
             let place = placeOf(field.origin.location)
             for rule in rules where rule.places.isEmpty || rule.places.contains(place) {
                 guard rule.category != "location" else { continue }
-                let score = rule.score(key: field.origin.key, parentKey: field.origin.parentKey)
+                let keyScore = rule.score(key: field.origin.key, parentKey: field.origin.parentKey)
                 // Cheap exit: even a perfect candidate could not reach the threshold.
-                guard score >= rule.threshold else { continue }
+                guard keyScore + max(0, rule.uppercaseWeight) >= rule.threshold else { continue }
+                let whole = trimSpace(field.bytes[...])
                 for candidate in candidates(rule, field.bytes) {
+                    var score = keyScore
+                    if rule.uppercaseWeight != 0, candidate.contains(where: { $0 >= 0x41 && $0 <= 0x5A }),
+                       !candidate.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) {
+                        score += rule.uppercaseWeight
+                    }
+                    if candidate.count != whole.count { score += rule.embeddedWeight }
+                    guard score >= rule.threshold else { continue }
                     let text = String(decoding: candidate, as: UTF8.self)
                     guard valid(rule, text) else { continue }
                     out.add(Detection(category: rule.category, type: rule.type, origin: field.origin,
@@ -172,7 +180,7 @@ struct PatternDetector {
         while i < b.endIndex, out.count < 16 {
             let c = b[i]
             guard c == 0x2B || (c >= 0x30 && c <= 0x39) else { i += 1; continue }
-            if i > b.startIndex, isASCIIAlnum(b[i - 1]) || b[i - 1] == 0x2E { while i < b.endIndex, isASCIIAlnum(b[i]) { i += 1 }; continue }
+            if i > b.startIndex, isASCIIAlnum(b[i - 1]) || b[i - 1] == 0x2E { i += 1; while i < b.endIndex, isASCIIAlnum(b[i]) { i += 1 }; continue }
             let start = i
             var digits = 0
             var last = i

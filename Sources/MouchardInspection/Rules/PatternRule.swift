@@ -27,6 +27,11 @@ public struct PatternRule: Sendable {
     public var threshold: Double
     /// The whole field must be the candidate (not a substring of it).
     public var wholeValue: Bool
+    /// Added when the candidate's letters are all upper case (platform APIs such as iOS
+    /// `uuidString` write identifiers that way; SDK-generated ids are usually lower case).
+    public var uppercaseWeight: Double = 0
+    /// Added when the candidate is only part of its field (`$device:<uuid>`, free text).
+    public var embeddedWeight: Double = 0
 
     /// How candidates are found in a value.
     public enum Shape: Sendable {

@@ -150,11 +150,8 @@ public struct FirstPartyPolicy: Sendable {
                 words += wordsOfName(String(product))
             } else {
                 let parts = product.split(separator: ".").map(String.init)
-                let distinctive = parts.flatMap { wordsOfName($0) }.filter { !genericWords.contains($0) }
                 words += parts.flatMap { wordsOfName($0) }
-                let joined = parts.filter { !genericWords.contains($0.lowercased()) }.joined().lowercased()
-                words.append(joined)
-                words += distinctive
+                words.append(parts.filter { !genericWords.contains($0.lowercased()) }.joined().lowercased())
             }
         }
         var seen = Set<String>()
@@ -164,7 +161,7 @@ public struct FirstPartyPolicy: Sendable {
         }
     }
 
-    /// `LumoTorch` → `lumotorch`, `lumo`, `torch`; `lumo_torch-2` → `lumotorch2`, `lumo`, `torch`.
+    /// `LumoTorch` → `lumotorch`, `lumo`, `torch`; `lumo_torch-2` → `lumotorch`, `lumo`, `torch` (numbers dropped).
     private static func wordsOfName(_ name: String) -> [String] {
         var parts: [String] = []
         var current = ""

@@ -70,13 +70,14 @@ public struct TrackerDirectory: Sendable {
     /// Case-insensitive; a port (`host:443`), brackets and a trailing dot are ignored. `notappsflyer.com`
     /// does not match `appsflyer.com`: matching is on whole labels.
     public func lookup(host: String) -> TrackerEntry? {
-        guard let name = HostName.normalized(host), !HostName.isIPAddress(name) else { return nil }
-        var candidate = Substring(name)
-        while true {
-            if let entry = byDomain[String(candidate)] { return entry }
-            guard let dot = candidate.firstIndex(of: ".") else { return nil }
-            candidate = candidate[candidate.index(after: dot)...]
+        guard let name = HostName.normalizedUTF8(host), !HostName.isIPAddress(utf8: name) else { return nil }
+        // Probe `a.b.c.d`, `b.c.d`, `c.d`; never the bare last label (entries have at least two labels).
+        var start = 0
+        while let dot = name[start...].firstIndex(of: UInt8(ascii: ".")) {
+            if let entry = byDomain[String(decoding: name[start...], as: UTF8.self)] { return entry }
+            start = dot + 1
         }
+        return nil
     }
 
     /// Why a domain key is not acceptable, nil when it is.

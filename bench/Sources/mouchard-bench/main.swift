@@ -13,6 +13,8 @@ struct Benchmark {
 
 let benchmarks: [Benchmark] = [
     sniffExtractBenchmark,
+    trackerLookupBenchmark,
+    inspectBenchmark,
     reportBenchmark,
 ]
 

@@ -1,0 +1,92 @@
+import Foundation
+import MouchardFlow
+import MouchardInspection
+
+/// Loads what `scan` (and later other commands) inspect: flows from HAR files and, as their
+/// sources land, session folders and captures. Each loader returns `[Flow]`; the inspector never
+/// knows where a flow came from.
+enum ScanInputs {
+    static func loadFlows(_ path: String, io: CommandIO) throws -> [Flow] {
+        let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: io.currentDirectory, isDirectory: true))
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw CLIError("\(path): no such file or directory")
+        }
+        if isDirectory.boolValue {
+            throw CLIError("\(path): scanning a session folder needs the session store (not available in this build); export it as HAR")
+        }
+        let data = try Data(contentsOf: url)
+        let lower = path.lowercased()
+        if lower.hasSuffix(".pcap") || lower.hasSuffix(".pcapng") || lower.hasSuffix(".cap") {
+            throw CLIError("\(path): pcap input is not available in this build yet; use a HAR file")
+        }
+        do {
+            return try HARReader.read(data)
+        } catch {
+            throw CLIError("\(path): \(error)")
+        }
+    }
+
+    /// The rule directory: `--rules DIR`, else `$MOUCHARD_RULES`, else `./Rules`, else the repo's
+    /// `Rules/` next to the executable's `.build/<config>/` folder.
+    static func rulesDirectory(_ option: String?, io: CommandIO) throws -> URL {
+        let cwd = URL(fileURLWithPath: io.currentDirectory, isDirectory: true)
+        if let option { return URL(fileURLWithPath: option, relativeTo: cwd) }
+        var candidates: [URL] = []
+        if let env = ProcessInfo.processInfo.environment["MOUCHARD_RULES"], !env.isEmpty {
+            candidates.append(URL(fileURLWithPath: env, relativeTo: cwd))
+        }
+        candidates.append(cwd.appendingPathComponent("Rules"))
+        let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        var dir = exe.deletingLastPathComponent()
+        for _ in 0..<5 {
+            candidates.append(dir.appendingPathComponent("Rules"))
+            dir = dir.deletingLastPathComponent()
+        }
+        for c in candidates {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: c.path, isDirectory: &isDir), isDir.boolValue,
+               FileManager.default.fileExists(atPath: c.appendingPathComponent("device-id.json").path) {
+                return c
+            }
+        }
+        throw CLIError("cannot find the Rules/ directory (use --rules DIR or set MOUCHARD_RULES)")
+    }
+
+    /// Every `*.json` rule file of `dir` except the tracker directory, merged.
+    static func loadRules(_ dir: URL) throws -> RuleSet {
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+            .filter { $0.hasSuffix(".json") && $0 != "trackers.json" }.sorted()
+        guard !names.isEmpty else { throw CLIError("\(dir.path): no rule files (*.json)") }
+        var sets: [RuleSet] = []
+        for name in names {
+            let file = dir.appendingPathComponent(name)
+            let bytes = [UInt8](try Data(contentsOf: file))
+            sets.append(try RuleFileLoader.load(bytes, file: displayPath(file)))
+        }
+        return try RuleFileLoader.merge(sets)
+    }
+
+    /// `trackers.json` of the rule directory, when there is one.
+    static func loadTrackers(_ dir: URL) throws -> TrackerDirectory? {
+        let file = dir.appendingPathComponent("trackers.json")
+        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        do {
+            return try TrackerDirectory(jsonData: data, file: displayPath(file))
+        } catch {
+            throw CLIError("\(error)")
+        }
+    }
+
+    static func loadProfile(_ path: String, io: CommandIO) throws -> DeviceProfile {
+        let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: io.currentDirectory, isDirectory: true))
+        guard let data = FileManager.default.contents(atPath: url.path) else { throw CLIError("\(path): cannot read the device profile") }
+        return try DeviceProfile.load([UInt8](data), file: path)
+    }
+
+    static func displayPath(_ url: URL) -> String {
+        let cwd = FileManager.default.currentDirectoryPath + "/"
+        let p = url.standardizedFileURL.path
+        return p.hasPrefix(cwd) ? String(p.dropFirst(cwd.count)) : p
+    }
+}
