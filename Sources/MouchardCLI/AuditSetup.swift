@@ -14,60 +14,38 @@ struct AuditSetup {
     var profile: DeviceProfile?
     var firstParty: [String] = []
     var app: String?
-    var rulesVersion = "no rule files (device profile matching only)"
+    var rulesVersion = "unknown"
 
-    /// Reads the files named by the common options. Missing default `Rules/` is not an error.
-    static func load(_ args: ParsedArguments, currentDirectory: String) throws -> AuditSetup {
+    /// Reads the files named by the common options, with `scan`'s loaders (`ScanInputs`): rules folder
+    /// from `--rules`, `$MOUCHARD_RULES`, `./Rules` or the installed `Rules/`.
+    static func load(_ args: ParsedArguments, io: CommandIO) throws -> AuditSetup {
         var s = AuditSetup()
         s.firstParty = args.all("--first-party")
         s.app = args.value("--app")
-        func resolve(_ p: String) -> String { p.hasPrefix("/") ? p : currentDirectory + "/" + p }
-        if let device = args.value("--device") {
-            let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: resolve(device))))
-            s.profile = try DeviceProfile.load(bytes, file: device)
-        }
-        let rulesDir = args.value("--rules") ?? "Rules"
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: resolve(rulesDir), isDirectory: &isDir), isDir.boolValue else {
-            if args.value("--rules") != nil { throw CLIError("\(rulesDir): no such rules folder") }
-            return s
-        }
-        let names = try FileManager.default.contentsOfDirectory(atPath: resolve(rulesDir)).filter { $0.hasSuffix(".json") }.sorted()
-        var sets: [RuleSet] = []
+        s.profile = try args.value("--device").map { try ScanInputs.loadProfile($0, io: io) }
+        let dir = try ScanInputs.rulesDirectory(args.value("--rules"), io: io)
+        s.rules = try ScanInputs.loadRules(dir)
+        s.trackers = try ScanInputs.loadTrackers(dir)
         var digestInput: [UInt8] = []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?.filter { $0.hasSuffix(".json") }.sorted() ?? []
         for name in names {
-            let path = resolve(rulesDir) + "/" + name
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            digestInput += Array(name.utf8) + Array(data)
-            if name == "trackers.json" {
-                s.trackers = try TrackerDirectory(jsonData: data, file: rulesDir + "/" + name)
-            } else {
-                sets.append(try RuleFileLoader.load(Array(data), file: rulesDir + "/" + name))
-            }
+            digestInput += Array(name.utf8)
+            digestInput += Array(FileManager.default.contents(atPath: dir.appendingPathComponent(name).path) ?? Data())
         }
-        if !sets.isEmpty { s.rules = try RuleFileLoader.merge(sets) }
         let digest = hexString(DigestAlgorithm.sha256.digest(digestInput).prefix(6))
-        s.rulesVersion = "\(rulesDir)/: \(s.rules.rules.count) pattern rules in \(sets.count) files"
-            + (s.trackers != nil ? " + trackers.json" : "") + " (sha256 \(digest)…)"
+        s.rulesVersion = "\(s.rules.rules.count) pattern rules in \(s.rules.files.count) files"
+            + (s.trackers != nil ? " + trackers.json" : "") + " (Rules sha256 \(digest)…)"
         return s
     }
 
-    /// The first-party policy for these flows: explicit `--first-party` domains, else inferred from
-    /// the most requested non-tracker domain and the app name.
-    func policy(for flows: [Flow]) -> FirstPartyPolicy {
-        var perHost: [String: Int] = [:]
-        for f in flows where f.request != nil { perHost[f.host, default: 0] += 1 }
-        return FirstPartyPolicy(explicitDomains: firstParty, requestsPerHost: perHost, appHints: app.map { [$0] } ?? [],
-                                trackers: trackers)
-    }
-
-    /// Who is behind a host: the tracker directory's company and category, the policy's party.
+    /// Who is behind a host: tracker directory + first-party policy (explicit or inferred from the flows).
     func attribution(for flows: [Flow]) -> TrackerAttribution {
-        TrackerAttribution(trackers: trackers, policy: policy(for: flows))
-    }
-
-    func inspector(for flows: [Flow]) -> Inspector {
-        Inspector(rules: rules, profile: profile, attribution: attribution(for: flows))
+        var hinted = flows
+        if let app, let i = hinted.firstIndex(where: { $0.request != nil }) {
+            // The app name is a first-party hint like the User-Agent.
+            hinted[i].request?.head.headers.add(name: "User-Agent", value: app)
+        }
+        return TrackerAttribution(trackers: trackers, firstParty: firstParty, flows: hinted)
     }
 
     /// SARIF rule metadata of the pattern rules (profile rules get derived metadata).
@@ -100,18 +78,8 @@ struct AuditSetup {
     }
 }
 
-/// Attribution of destinations from the tracker directory (company, category) and the first-party
-/// policy (party): what the inspector stamps on findings and the summary on every host.
-struct TrackerAttribution: DestinationAttributing {
-    var trackers: TrackerDirectory?
-    var policy: FirstPartyPolicy
-
-    func attribute(host: String) -> DestinationInfo {
-        let entry = trackers?.lookup(host: host)
-        return DestinationInfo(company: entry?.company, category: entry?.category.rawValue,
-                               thirdParty: policy.isThirdParty(host: host))
-    }
-
+extension TrackerAttribution {
+    /// The same attribution as the summary asks for it.
     var hostAttributor: HostAttributor {
         let me = self
         return { host in

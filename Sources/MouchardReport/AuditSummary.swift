@@ -78,7 +78,7 @@ public struct AuditSummary: Sendable, Hashable, Codable {
     /// Findings per (category, company): rows are categories, columns companies.
     public struct DataFlowMatrix: Sendable, Hashable, Codable {
         public var categories: [String]
-        /// Company names; unknown owners appear as `host (unknown owner)`; overflow as `others`.
+        /// Company names; hosts of unknown owner appear as their host name; overflow as `others (N ...)`.
         public var companies: [String]
         /// `cells[row][column]` = findings of `categories[row]` sent to `companies[column]`.
         public var cells: [[Int]]

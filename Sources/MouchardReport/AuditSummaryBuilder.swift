@@ -50,7 +50,7 @@ struct AuditSummaryBuilder {
 
     /// The column a host's findings fall into in the data-flow matrix.
     mutating func companyLabel(_ host: String) -> String {
-        attribution(host).company ?? "\(host) (unknown owner)"
+        attribution(host).company ?? host
     }
 
     private struct HostTally {
@@ -375,17 +375,13 @@ struct AuditSummaryBuilder {
             return ("No personal data of the device or its owner was seen leaving the device.", detail + ".")
         }
         let what = CategoryNames.list(v.categoriesFound.map(CategoryNames.words))
-        var whom: String
+        let whom: String
         switch (v.companies.count, v.unattributedHosts) {
         case (0, let u): whom = "to \(plural(u, "host", "hosts")) of unknown owner"
         case (let c, 0): whom = "to \(plural(c, "company", "companies"))"
-        case (let c, let u): whom = "to \(plural(c, "company", "companies")) and \(plural(u, "other host", "other hosts"))"
+        case (let c, let u): whom = "to \(plural(c, "known company", "known companies")) and \(plural(u, "other host", "other hosts"))"
         }
-        var headline = "\(what.prefix(1).uppercased() + what.dropFirst()) left the device, \(whom)"
-        if v.thirdPartyHostsReceivingData > 0 {
-            headline += " (\(plural(v.thirdPartyHostsReceivingData, "third-party host", "third-party hosts")))"
-        }
-        headline += "."
+        let headline = "\(what.prefix(1).uppercased() + what.dropFirst()) left the device, \(whom)."
         var parts: [String] = []
         if v.cleartextFindings > 0 {
             parts.append("\(plural(v.cleartextFindings, "finding was", "findings were")) sent in clear text, readable by anyone on the network path")
@@ -398,7 +394,10 @@ struct AuditSummaryBuilder {
         }
         var detail = parts.joined(separator: "; ") + "."
         detail = detail.prefix(1).uppercased() + detail.dropFirst()
-        detail += " \(plural(v.leakingRequests, "request", "requests")) of \(v.requests) carried personal data."
+        detail += " \(plural(v.leakingRequests, "request", "requests")) of \(v.requests) carried personal data"
+        detail += v.thirdPartyHostsReceivingData > 0
+            ? ", to \(plural(v.hostsReceivingData, "host", "hosts")) of which \(v.thirdPartyHostsReceivingData) \(v.thirdPartyHostsReceivingData == 1 ? "is a third party" : "are third parties")."
+            : ", all to first-party hosts."
         if v.undecryptedHosts > 0 {
             detail += " The traffic of \(plural(v.undecryptedHosts, "host", "hosts")) stayed encrypted and could not be inspected."
         }

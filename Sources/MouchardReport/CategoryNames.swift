@@ -9,9 +9,9 @@ public enum CategoryNames {
         case "device-id": "device identifiers"
         case "location": "precise location"
         case "contacts": "address-book contacts"
-        case "phone-number": "the owner's phone number"
-        case "email": "the owner's e-mail address"
-        case "name": "the owner's name"
+        case "phone-number": "phone number"
+        case "email": "e-mail address"
+        case "name": "name"
         case "credentials": "credentials"
         default: VisibleText.shown(category, limit: 60)
         }

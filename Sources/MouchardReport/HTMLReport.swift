@@ -159,11 +159,11 @@ private struct HTMLWriter {
                     h += "</td><td><code>\(esc(p.where, 120))</code>"
                     if let inner = p.inner { h += "<br><span class=\"small muted\">inside: <code>\(esc(inner, 120))</code></span>" }
                     h += "</td><td><code>\(esc(p.encoding, 60))</code></td>"
-                    h += "<td><code class=\"ev\">\(esc(p.evidence, 80))</code></td><td>"
+                    h += "<td class=\"nw\"><code class=\"ev\">\(esc(p.evidence, 80))</code></td><td class=\"nw\">"
                     h += p.transports.map { transportBadge(DestinationTransport(findingTransport: $0)) }.joined(separator: " ")
                     h += "</td><td class=\"num\">\(grouped(p.occurrences))×</td>"
-                    h += "<td class=\"small\">\(p.firstSeen.flatMap(ReportTime.parse).map { esc(ReportTime.clockTime($0)) } ?? "—")</td>"
-                    h += "<td class=\"small\"><code>\(esc(p.exampleMethod, 16)) \(esc(p.exampleURL, 160))</code>"
+                    h += "<td class=\"small nw\">\(p.firstSeen.flatMap(ReportTime.parse).map { esc(ReportTime.clockTime($0)) } ?? "—")</td>"
+                    h += "<td class=\"small\"><code class=\"url\">\(esc(p.exampleMethod, 16)) \(esc(p.exampleURL, 160))</code>"
                     if let flow = p.exampleFlow { h += " <span class=\"muted\">(flow \(flow))</span>" }
                     h += "</td></tr>\n"
                 }
@@ -186,7 +186,7 @@ private struct HTMLWriter {
             h += "<p class=\"lead\">No personal data was seen flowing to any company.</p>\n</section>\n"
             return
         }
-        h += "<p class=\"lead\">Which kind of data reached which company (findings per cell).</p>\n"
+        h += "<p class=\"lead\">Which kind of data reached which company (findings per cell). Hosts whose owner is not in the tracker list are named by host.</p>\n"
         let peak = m.cells.flatMap { $0 }.max() ?? 0
         h += "<div class=\"wrap\"><table class=\"matrix\"><thead><tr><th>Data \\ Company</th>"
         for c in m.companies { h += "<th class=\"col\">\(esc(c, 60))</th>" }
@@ -209,7 +209,7 @@ private struct HTMLWriter {
         h += "<div class=\"wrap\"><table><thead><tr><th>Host</th><th>Company</th><th>Tracker category</th><th>Party</th><th>Transport</th>"
         h += "<th class=\"num\">Requests</th><th class=\"num\">Sent</th><th class=\"num\">Received</th><th class=\"num\">Findings</th><th>Data</th></tr></thead><tbody>\n"
         for d in s.destinations {
-            h += "<tr><td><code>\(esc(d.host, 120))</code></td><td>\(d.company.map { esc($0, 80) } ?? "<span class=\"muted\">—</span>")</td>"
+            h += "<tr><td class=\"nw\"><code>\(esc(d.host, 120))</code></td><td>\(d.company.map { esc($0, 80) } ?? "<span class=\"muted\">—</span>")</td>"
             h += "<td>\(d.trackerCategory.map { esc($0, 40) } ?? "<span class=\"muted\">—</span>")</td><td>\(partyBadge(d.thirdParty))</td><td>"
             h += d.transports.map(transportBadge).joined(separator: " ")
             h += "</td><td class=\"num\">\(grouped(d.requests))\(d.flows > d.requests ? " <span class=\"muted small\">/ \(grouped(d.flows)) conn.</span>" : "")</td>"

@@ -25,7 +25,9 @@ enum HTMLStyle {
         body{margin:0;background:var(--bg);color:var(--ink);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
         main{max-width:1180px;margin:0 auto;padding:0 24px 48px}
         code,.mono{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,"Liberation Mono",monospace;font-size:12.5px}
-        code{overflow-wrap:anywhere;word-break:break-all}
+        code{overflow-wrap:anywhere}
+        code.url{word-break:break-all;color:#334155}
+        td.nw,td.nw code{white-space:nowrap}
         .masthead{background:#0f172a;color:#e2e8f0;padding:14px 0}
         .masthead .in{max-width:1180px;margin:0 auto;padding:0 24px;display:flex;justify-content:space-between;gap:16px;flex-wrap:wrap;align-items:baseline}
         .brand{font-weight:700;letter-spacing:.02em;font-size:15px}
@@ -73,7 +75,7 @@ enum HTMLStyle {
         .small{font-size:12px}
         .ev{background:#fff7ed;border:1px solid #fed7aa;border-radius:4px;padding:0 4px}
         .matrix td.cell{text-align:center;font-variant-numeric:tabular-nums;min-width:54px}
-        .matrix th.col{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;max-height:180px;text-transform:none;letter-spacing:0;font-size:12px;color:var(--ink);vertical-align:bottom;text-align:left}
+        .matrix th.col{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;max-height:220px;text-transform:none;letter-spacing:0;font-size:12px;color:var(--ink);vertical-align:bottom;text-align:left}
         .h0{color:#cbd5e1}
         .h1{background:#fee2e2}.h2{background:#fecaca}.h3{background:#fca5a5}.h4{background:#f87171;color:#fff}.h5{background:#dc2626;color:#fff}
         .timeline svg{width:100%;height:auto;background:var(--card);border:1px solid var(--line);border-radius:8px}

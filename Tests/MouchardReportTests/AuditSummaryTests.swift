@@ -18,7 +18,7 @@ import MouchardInspection
         #expect(v.cleartextFindings == 2)
         #expect(v.encryptedFindings == 2)
         #expect(v.undecryptedHosts == 2)
-        #expect(v.headline == "Device identifiers and precise location left the device, to 2 companies (2 third-party hosts).")
+        #expect(v.headline == "Device identifiers and precise location left the device, to 2 companies.")
         #expect(v.detail.hasPrefix("2 findings were sent in clear text"))
     }
 

@@ -23,7 +23,7 @@ struct ReportCommand: MouchardCommand {
             OptionSpec("--device", value: "FILE", help: "device profile (known values to look for, spec/device-profile.md)"),
             OptionSpec("--app", value: "NAME", help: "the app under audit (report title, first-party hint)"),
             OptionSpec("--first-party", value: "DOMAIN", help: "a domain of the app's own company", repeatable: true),
-            OptionSpec("--rules", value: "DIR", help: "rules folder (default: Rules/ when present)"),
+            OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules, the installed Rules/)"),
             OptionSpec("--fail-on", value: "CATEGORIES", help: "exit 3 when findings of these categories exist", repeatable: true),
         ],
         minPositionals: 1, maxPositionals: nil)
@@ -41,7 +41,7 @@ struct ReportCommand: MouchardCommand {
             format = f
         }
         let failOn = AuditSetup.failOnCategories(args)
-        let setup = try AuditSetup.load(args, currentDirectory: io.currentDirectory)
+        let setup = try AuditSetup.load(args, io: io)
         let inputs = try AuditInputs.load(args.positionals, currentDirectory: io.currentDirectory)
         for w in inputs.warnings.prefix(10) { io.err("mouchard: warning: \(w)\n") }
         let (summary, findings) = setup.audit(inputs)
@@ -52,7 +52,7 @@ struct ReportCommand: MouchardCommand {
         } catch {
             throw CLIError("\(out): cannot write (\(error.localizedDescription))")
         }
-        io.out(TextSummary.render(summary))
+        io.out(SummaryText.render(summary))
         io.out("wrote \(out) (\(format.rawValue), \(bytes.count) bytes)\n")
         if AuditSetup.failOnMatches(failOn, findings) {
             io.err("mouchard: --fail-on matched: \(failOn.sorted().joined(separator: ","))\n")

@@ -1,6 +1,7 @@
 import Foundation
 import MouchardFlow
 import MouchardInspection
+import MouchardReport
 
 /// `mouchard scan INPUT...`: inspects captured traffic and lists what leaked, to whom, how hidden.
 struct ScanCommand: MouchardCommand {
@@ -55,15 +56,21 @@ struct ScanCommand: MouchardCommand {
         let attribution = TrackerAttribution(trackers: trackers, firstParty: args.all("--first-party"), flows: flows)
         let inspector = Inspector(rules: rules, profile: profile, attribution: attribution)
         let findings = inspector.inspect(flows)
+        // The summary shared with `report` (verdict, destinations, data flows...).
+        var rulesDescription = "\(rules.rules.count) pattern rules in \(rules.files.count) files"
+        if trackers != nil { rulesDescription += " + trackers.json" }
+        let context = AuditContext(toolVersion: Mouchard.version, inputs: args.positionals,
+                                   source: args.positionals.map { "HAR file \(($0 as NSString).lastPathComponent)" }.joined(separator: "; "),
+                                   firstPartyDomains: args.all("--first-party"), deviceName: profile?.name,
+                                   deviceProfile: profile.map(AuditSetup.masked) ?? [], rulesVersion: rulesDescription)
+        let summary = AuditSummary.build(flows: flows, findings: findings, context: context, attribute: attribution.hostAttributor)
         if format == "jsonl" { for f in findings { io.out(try jsonLine(f)) } }
         switch format {
         case "json":
-            let doc = FindingsDocument(tool: .init(version: Mouchard.version), inputs: args.positionals, requests: requests, findings: findings)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
-            io.out(String(decoding: try encoder.encode(doc), as: UTF8.self) + "\n")
+            // spec/findings.md's fields (tool, inputs, requests, findings) plus the summary sections.
+            io.out(String(decoding: try FindingsJSON.render(summary, findings: findings), as: UTF8.self))
         case "text":
-            io.out(TextSummary.render(findings: findings, requests: requests, mode: profile == nil ? "pattern rules" : "device profile"))
+            io.out(TextSummary.render(summary, findings: findings, mode: profile == nil ? "pattern rules" : "device profile"))
         default:
             break
         }
@@ -80,27 +87,24 @@ struct ScanCommand: MouchardCommand {
 
 /// The human summary of `scan`: per category, then per destination, with masked evidence.
 enum TextSummary {
-    static func render(findings: [Finding], requests: Int, mode: String) -> String {
-        let summary = InspectionSummary(findings: findings, requests: requests)
-        var s = "mouchard scan: \(requests) requests inspected (\(mode)), \(summary.leakingRequests) leaking, \(findings.count) findings\n"
+    static func render(_ summary: AuditSummary, findings: [Finding], mode: String) -> String {
+        let v = summary.verdict
+        var s = "mouchard scan: \(v.requests) requests inspected (\(mode)), \(v.leakingRequests) leaking, \(v.findings) findings\n"
         if findings.isEmpty { return s + "nothing found\n" }
-        s += "\nper category (requests / findings):\n"
-        for (cat, n) in summary.findingsPerCategory.sorted(by: { $0.value > $1.value }) {
-            s += "  \(pad(cat, 14)) \(summary.requestsPerCategory[cat] ?? 0) / \(n)\n"
-        }
+        s += "\n" + SummaryText.render(summary, hostLimit: 0)
         s += "\nper destination:\n"
-        for d in summary.destinations {
-            let who = d.company.map { " (\($0))" } ?? ""
+        for d in summary.destinations where d.findings > 0 {
+            let who = d.company.map { " (\(VisibleText.shown($0, limit: 60)))" } ?? ""
             let party = d.thirdParty ? "third party" : "first party"
-            s += "\n  \(d.host)\(who), \(party): \(d.requests) requests\n"
-            let mine = findings.filter { $0.destination.host == d.host }
-            var shown = Set<String>()
-            for f in mine {
-                let key = "\(f.category)|\(f.type)|\(f.where)|\(f.encoding)"
-                guard shown.insert(key).inserted else { continue }
-                let inner = f.inner.map { " → \($0)" } ?? ""
-                s += "    \(pad(f.category, 13)) \(pad(f.type, 15)) \(f.where)\(inner)  [\(f.encoding)]  \(f.evidence)\n"
-                if shown.count >= 40 { s += "    …\n"; break }
+            s += "\n  \(VisibleText.shown(d.host, limit: 120))\(who), \(party): \(d.requests) requests\n"
+            for g in summary.findingGroups where g.host == d.host {
+                for p in g.patterns {
+                    let inner = p.inner.map { " → \(VisibleText.shown($0, limit: 80))" } ?? ""
+                    s += "    \(pad(g.category, 13)) \(pad(VisibleText.shown(p.type, limit: 40), 15)) \(VisibleText.shown(p.where, limit: 80))\(inner)"
+                    s += "  [\(VisibleText.shown(p.encoding, limit: 40))]  \(VisibleText.shown(p.evidence, limit: 60))"
+                    s += p.occurrences > 1 ? "  ×\(p.occurrences)\n" : "\n"
+                }
+                if g.omittedPatterns > 0 { s += "    … \(g.omittedPatterns) more\n" }
             }
         }
         return s

@@ -1,7 +1,7 @@
 /// The shared summary as terminal text (what `scan` and `report` print): the verdict, per-category
 /// counts and the hosts that received data. Captured strings are shown through `VisibleText`, so
 /// escape sequences and bidi controls cannot act on the terminal.
-public enum TextSummary {
+public enum SummaryText {
     public static func render(_ s: AuditSummary, hostLimit: Int = 10) -> String {
         let v = s.verdict
         var t = "\(VisibleText.shown(v.headline, limit: 1000))\n\(VisibleText.shown(v.detail, limit: 1000))\n"
@@ -14,7 +14,7 @@ public enum TextSummary {
                 t += "\(c.requests) requests, \(c.hosts) hosts\(c.cleartext > 0 ? ", \(c.cleartext) in clear text" : "")\n"
             }
             let receiving = s.destinations.filter { $0.findings > 0 }
-            if !receiving.isEmpty {
+            if !receiving.isEmpty && hostLimit > 0 {
                 t += "\n  receiving hosts:\n"
                 for d in receiving.prefix(hostLimit) {
                     t += "    \(VisibleText.shown(d.host, limit: 80))"
