@@ -64,6 +64,26 @@ struct AuditSummaryBuilder {
         var firstSeen: Date?
     }
 
+    /// Same-flow findings are one request; without a flow id, method + URL name it.
+    private struct RequestKey: Hashable {
+        var flow: Int?
+        var text: String?
+        init(_ f: Finding) {
+            flow = f.flow
+            text = f.flow == nil ? "\(f.request.method) \(f.request.url)" : nil
+        }
+    }
+
+    private struct CategoryTally {
+        var findings = 0
+        var requests = Set<RequestKey>()
+        var hosts = Set<String>()
+        var cleartext = 0
+    }
+
+    /// Mutates a dictionary value in place (no copy of its sets).
+    private static func update<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
+
     private struct PatternKey: Hashable {
         var category: String, host: String, type: String, where_: String, encoding: String
     }
@@ -94,80 +114,90 @@ struct AuditSummaryBuilder {
                 see(t)
                 see(t.addingTimeInterval(flow.timings.total / 1000))
             }
-            var tally = tallies[host] ?? HostTally()
-            tally.flows += 1
-            tally.transports.insert(DestinationTransport(flow: flow))
-            if tally.firstSeen.map({ t < $0 }) ?? true { tally.firstSeen = t }
-            if let r = flow.request {
+            Self.update(&tallies[host, default: HostTally()]) { tally in
+                tally.flows += 1
+                tally.transports.insert(DestinationTransport(flow: flow))
+                if tally.firstSeen.map({ t < $0 }) ?? true { tally.firstSeen = t }
+                if let r = flow.request {
+                    tally.requests += 1
+                    tally.bytesSent += Self.size(of: r)
+                }
+                if let r = flow.response { tally.bytesReceived += Self.size(of: r) }
+            }
+            if flow.request != nil {
                 requests += 1
-                tally.requests += 1
-                tally.bytesSent += Self.size(of: r)
             } else if let sni = flow.tls?.serverName?.lowercased(), !sni.isEmpty {
                 if sniHosts[sni].map({ t < $0 }) ?? true { sniHosts[sni] = t }
             }
-            if let r = flow.response { tally.bytesReceived += Self.size(of: r) }
-            tallies[host] = tally
         }
         for d in dns where d.time.timeIntervalSince1970 > 0 { see(d.time) }
 
         // Findings: per host, per category, per pattern, per time.
         let findingsOnly = flows.isEmpty
-        var findingRequestsByHost: [String: Set<String>] = [:]
-        var leakingRequests = Set<String>()
-        var perCategory: [String: (findings: Int, requests: Set<String>, hosts: Set<String>, cleartext: Int)] = [:]
-        var patterns: [PatternKey: FindingPattern] = [:]
-        var patternOrder: [PatternKey] = []
+        var findingRequestsByHost: [String: Set<RequestKey>] = [:]
+        var leakingRequests = Set<RequestKey>()
+        var perCategory: [String: CategoryTally] = [:]
+        var patternIndex: [PatternKey: Int] = [:]
+        var patternList: [FindingPattern] = []
+        var patternKeys: [PatternKey] = []
+        var patternTimes: [(first: Date?, last: Date?)] = []
         var findingTimes: [(Date, String)] = []
         findingTimes.reserveCapacity(findings.count)
         var cleartext = 0, encrypted = 0, metadata = 0
         for f in findings {
             let host = f.destination.host.lowercased()
-            let requestKey = f.flow.map { "#\($0)" } ?? "\(f.request.method) \(f.request.url)"
+            let requestKey = RequestKey(f)
             leakingRequests.insert(requestKey)
-            var tally = tallies[host] ?? HostTally()
-            tally.findings += 1
-            tally.categories.insert(f.category)
-            if findingsOnly {
-                if findingRequestsByHost[host, default: []].insert(requestKey).inserted { tally.requests += 1 }
-                tally.transports.insert(DestinationTransport(findingTransport: f.transport))
+            Self.update(&tallies[host, default: HostTally()]) { tally in
+                tally.findings += 1
+                tally.categories.insert(f.category)
+                if findingsOnly {
+                    if findingRequestsByHost[host, default: []].insert(requestKey).inserted { tally.requests += 1 }
+                    tally.transports.insert(DestinationTransport(findingTransport: f.transport))
+                }
             }
-            tallies[host] = tally
-            var c = perCategory[f.category] ?? (0, [], [], 0)
-            c.findings += 1
-            c.requests.insert(requestKey)
-            c.hosts.insert(host)
+            let isCleartext = f.transport == "http"
             switch f.transport {
-            case "http": cleartext += 1; c.cleartext += 1
+            case "http": cleartext += 1
             case "https": encrypted += 1
             default: metadata += 1
             }
-            perCategory[f.category] = c
+            Self.update(&perCategory[f.category, default: CategoryTally()]) { c in
+                c.findings += 1
+                c.requests.insert(requestKey)
+                c.hosts.insert(host)
+                if isCleartext { c.cleartext += 1 }
+            }
 
             let time = f.flow.flatMap { flowTimes[$0] } ?? f.time.flatMap(ReportTime.parse)
             if let time {
                 findingTimes.append((time, f.category))
                 if findingsOnly { see(time) }
             }
-            let iso = time.map(ReportTime.iso)
             let key = PatternKey(category: f.category, host: host, type: f.type, where_: f.where, encoding: f.encoding)
-            if var p = patterns[key] {
-                p.occurrences += 1
-                if !p.transports.contains(f.transport) { p.transports.append(f.transport) }
-                if let iso {
-                    if p.firstSeen.map({ iso < $0 }) ?? true { p.firstSeen = iso }
-                    if p.lastSeen.map({ iso > $0 }) ?? true { p.lastSeen = iso }
+            if let i = patternIndex[key] {
+                patternList[i].occurrences += 1
+                if !patternList[i].transports.contains(f.transport) { patternList[i].transports.append(f.transport) }
+                if let time {
+                    if patternTimes[i].first.map({ time < $0 }) ?? true { patternTimes[i].first = time }
+                    if patternTimes[i].last.map({ time > $0 }) ?? true { patternTimes[i].last = time }
                 }
-                patterns[key] = p
             } else {
-                patternOrder.append(key)
-                patterns[key] = FindingPattern(
+                patternIndex[key] = patternList.count
+                patternKeys.append(key)
+                patternTimes.append((time, time))
+                patternList.append(FindingPattern(
                     type: f.type, where: f.where, encoding: f.encoding, evidence: f.evidence, rule: f.rule,
                     severity: f.severity, description: f.description, inner: f.inner, transports: [f.transport],
-                    occurrences: 1, firstSeen: iso, lastSeen: iso, exampleMethod: f.request.method,
-                    exampleURL: f.request.url, exampleFlow: f.flow)
+                    occurrences: 1, firstSeen: nil, lastSeen: nil, exampleMethod: f.request.method,
+                    exampleURL: f.request.url, exampleFlow: f.flow))
             }
         }
-        if findingsOnly { requests = Set(findings.map { $0.flow.map { "#\($0)" } ?? "\($0.request.method) \($0.request.url)" }).count }
+        for i in patternList.indices {
+            patternList[i].firstSeen = patternTimes[i].first.map(ReportTime.iso)
+            patternList[i].lastSeen = patternTimes[i].last.map(ReportTime.iso)
+        }
+        if findingsOnly { requests = Set(findings.map(RequestKey.init)).count }
 
         // Destinations.
         var destinations: [AuditSummary.Destination] = []
@@ -214,8 +244,7 @@ struct AuditSummaryBuilder {
         // Data-flow matrix: categories × companies, biggest receivers first, overflow in `others`.
         var columnTotals: [String: Int] = [:]
         var cellCounts: [String: [String: Int]] = [:]
-        for key in patternOrder {
-            guard let p = patterns[key] else { continue }
+        for (key, p) in zip(patternKeys, patternList) {
             let company = companyLabel(key.host)
             columnTotals[company, default: 0] += p.occurrences
             cellCounts[key.category, default: [:]][company, default: 0] += p.occurrences
@@ -240,8 +269,7 @@ struct AuditSummaryBuilder {
 
         // Finding groups (category, host), patterns capped per group and overall.
         var grouped: [String: [String: [FindingPattern]]] = [:]
-        for key in patternOrder {
-            guard let p = patterns[key] else { continue }
+        for (key, p) in zip(patternKeys, patternList) {
             grouped[key.category, default: [:]][key.host, default: []].append(p)
         }
         var groups: [FindingGroup] = []
@@ -283,10 +311,9 @@ struct AuditSummaryBuilder {
             }
             if findingsOnly {
                 // Without flows, each leaking request counts once, at its first finding.
-                var seenRequests = Set<String>()
+                var seenRequests = Set<RequestKey>()
                 for f in findings {
-                    let key = f.flow.map { "#\($0)" } ?? "\(f.request.method) \(f.request.url)"
-                    if seenRequests.insert(key).inserted, let t = f.time.flatMap(ReportTime.parse) {
+                    if seenRequests.insert(RequestKey(f)).inserted, let t = f.time.flatMap(ReportTime.parse) {
                         points[index(t)].requests += 1
                     }
                 }

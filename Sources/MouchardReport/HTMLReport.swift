@@ -8,6 +8,12 @@ import Foundation
 /// as element text or inside quoted attributes (`title`), never into CSS, `href`, `src` or handlers.
 /// URLs are shown as text, not links, so a report cannot send its reader to a tracker.
 public enum HTMLReport {
+    /// Sizes past which the sections stop adding rows (and say how many they left out), so that a
+    /// report stays under 5 MB even when every captured value is long and full of escaped characters.
+    public static let findingsBudget = 3_000_000
+    public static let destinationsBudget = 3_900_000
+    public static let hostsBudget = 4_300_000
+
     /// The Content-Security-Policy of every report page.
     public static let contentSecurityPolicy =
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
@@ -44,6 +50,8 @@ func byteCount(_ n: Int) -> String {
 private struct HTMLWriter {
     let s: AuditSummary
     var h = ""
+    /// Rows left out of each section by the size budgets.
+    var cutPatterns = 0
 
     init(summary: AuditSummary) { s = summary }
 
@@ -147,13 +155,15 @@ private struct HTMLWriter {
             h += c.cleartext > 0 ? ", \(grouped(c.cleartext)) in clear text" : ""
             h += "</span></h3>\n"
             for g in groups {
+                guard h.utf8.count < HTMLReport.findingsBudget else { cutPatterns += g.patterns.count; continue }
                 h += "<div class=\"group \(HTMLStyle.categoryBorderClass(g.category))\">"
                 h += "<div class=\"group-head\"><span class=\"host mono\">\(esc(g.host, 120))</span>"
                 h += "<span>\(g.company.map { esc($0, 80) } ?? "<span class=\"muted\">unknown owner</span>")</span>"
                 h += partyBadge(g.thirdParty)
                 h += "<span class=\"count\">\(grouped(g.findings)) finding\(g.findings == 1 ? "" : "s")</span></div>\n"
                 h += "<div class=\"wrap\" style=\"border:0;border-radius:0\"><table><thead><tr><th>Data</th><th>Where</th><th>Encoding</th><th>Evidence</th><th>Transport</th><th class=\"num\">Seen</th><th>First seen</th><th>Example request</th></tr></thead><tbody>\n"
-                for p in g.patterns {
+                for (i, p) in g.patterns.enumerated() {
+                    guard h.utf8.count < HTMLReport.findingsBudget else { cutPatterns += g.patterns.count - i; break }
                     h += "<tr><td>\(esc(p.type, 60))"
                     if let sev = p.severity { h += " <span class=\"small sev-\(sev == "high" ? "high" : sev == "low" ? "low" : "medium")\">\(esc(sev, 20))</span>" }
                     h += "</td><td><code>\(esc(p.where, 120))</code>"
@@ -173,8 +183,8 @@ private struct HTMLWriter {
                 h += "</tbody></table></div></div>\n"
             }
         }
-        if s.omitted.findingPatterns > 0 {
-            h += "<div class=\"note\">\(grouped(s.omitted.findingPatterns)) patterns are not listed to keep this report readable; the JSON and SARIF reports hold every finding.</div>\n"
+        if s.omitted.findingPatterns + cutPatterns > 0 {
+            h += "<div class=\"note\">\(grouped(s.omitted.findingPatterns + cutPatterns)) patterns are not listed to keep this report readable; the JSON and SARIF reports hold every finding.</div>\n"
         }
         h += "</section>\n"
     }
@@ -208,7 +218,9 @@ private struct HTMLWriter {
         guard !s.destinations.isEmpty else { h += "<p class=\"muted\">No traffic.</p>\n</section>\n"; return }
         h += "<div class=\"wrap\"><table><thead><tr><th>Host</th><th>Company</th><th>Tracker category</th><th>Party</th><th>Transport</th>"
         h += "<th class=\"num\">Requests</th><th class=\"num\">Sent</th><th class=\"num\">Received</th><th class=\"num\">Findings</th><th>Data</th></tr></thead><tbody>\n"
-        for d in s.destinations {
+        var cut = 0
+        for (i, d) in s.destinations.enumerated() {
+            guard h.utf8.count < HTMLReport.destinationsBudget else { cut = s.destinations.count - i; break }
             h += "<tr><td class=\"nw\"><code>\(esc(d.host, 120))</code></td><td>\(d.company.map { esc($0, 80) } ?? "<span class=\"muted\">—</span>")</td>"
             h += "<td>\(d.trackerCategory.map { esc($0, 40) } ?? "<span class=\"muted\">—</span>")</td><td>\(partyBadge(d.thirdParty))</td><td>"
             h += d.transports.map(transportBadge).joined(separator: " ")
@@ -218,8 +230,8 @@ private struct HTMLWriter {
             h += d.categories.map { "<span class=\"chip \(HTMLStyle.categoryClass($0))\">\(esc(CategoryNames.title($0), 40))</span>" }.joined(separator: " ")
             h += "</td></tr>\n"
         }
-        if s.omitted.destinations > 0 {
-            h += "<tr><td colspan=\"10\" class=\"muted small\">… and \(grouped(s.omitted.destinations)) more hosts without findings or with fewer requests.</td></tr>\n"
+        if s.omitted.destinations + cut > 0 {
+            h += "<tr><td colspan=\"10\" class=\"muted small\">… and \(grouped(s.omitted.destinations + cut)) more hosts without findings or with fewer requests.</td></tr>\n"
         }
         h += "</tbody></table></div>\n</section>\n"
     }
@@ -241,14 +253,16 @@ private struct HTMLWriter {
         }
         h += "<p class=\"lead\">The device looked these up or opened TLS to them, but their content was never readable (not intercepted, pinned, or never used). What they received is unknown.</p>\n"
         h += "<div class=\"wrap\"><table><thead><tr><th>Host</th><th>Seen in</th><th>Company</th><th>Party</th><th>First seen</th><th>Addresses</th></tr></thead><tbody>\n"
-        for m in s.metadataOnlyHosts {
+        var cut = 0
+        for (i, m) in s.metadataOnlyHosts.enumerated() {
+            guard h.utf8.count < HTMLReport.hostsBudget else { cut = s.metadataOnlyHosts.count - i; break }
             h += "<tr><td><code>\(esc(m.host, 120))</code></td><td>\(m.seenIn.map { esc($0.uppercased(), 8) }.joined(separator: ", "))</td>"
             h += "<td>\(m.company.map { esc($0, 80) } ?? "<span class=\"muted\">—</span>")</td><td>\(partyBadge(m.thirdParty))</td>"
             h += "<td class=\"small\">\(m.firstSeen.flatMap(ReportTime.parse).map { esc(ReportTime.clockTime($0)) } ?? "—")</td>"
             h += "<td class=\"small\"><code>\(m.addresses.map { esc($0, 46) }.joined(separator: ", "))</code></td></tr>\n"
         }
-        if s.omitted.metadataOnlyHosts > 0 {
-            h += "<tr><td colspan=\"6\" class=\"muted small\">… and \(grouped(s.omitted.metadataOnlyHosts)) more hosts.</td></tr>\n"
+        if s.omitted.metadataOnlyHosts + cut > 0 {
+            h += "<tr><td colspan=\"6\" class=\"muted small\">… and \(grouped(s.omitted.metadataOnlyHosts + cut)) more hosts.</td></tr>\n"
         }
         h += "</tbody></table></div>\n</section>\n"
     }

@@ -87,6 +87,23 @@ import MouchardStore
         #expect(differing.allSatisfy { $0.0.contains("HAR file traffic.har") && $0.1.contains("session s1") })
     }
 
+    @Test func pcapInputNamesHostsSeenOnlyInDNSAndSNI() throws {
+        let dir = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let dev = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("shared/corpus/dev/ios")
+        let r = run(["report", dev.appendingPathComponent("traffic.pcapng").path, "--device", dev.appendingPathComponent("device.json").path,
+                     "--out", "pcap.json"], in: dir)
+        #expect(r.status == 0, "\(r.err)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("pcap.json"))) as? [String: Any])
+        #expect(doc["requests"] as? Int == 76)
+        let hidden = try #require(doc["metadata_only_hosts"] as? [[String: Any]])
+        #expect(hidden.contains { ($0["seen_in"] as? [String]) == ["dns", "sni"] && $0["company"] as? String != nil })
+        let destinations = try #require(doc["destinations"] as? [[String: Any]])
+        #expect(destinations.contains { ($0["transports"] as? [String]) == ["tls-not-decrypted"] })
+        #expect((doc["methodology"] as? [String: Any])?["source"] as? String == "pcapng file traffic.pcapng")
+    }
+
     @Test func usageErrors() throws {
         let dir = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import MouchardFlow
+import MouchardInspection
 @testable import MouchardReport
 
 @Suite(.serialized) struct AdversarialTests {
@@ -76,6 +78,29 @@ import Testing
             #expect(DOMTags.parse(dom).filter { $0.name == "svg" }.count == 1)
             #expect(DOMTags.parse(dom).filter { $0.name == "title" }.count > 1) // head title + SVG tooltips, all ours
         }
+    }
+
+    @Test func worstCaseEscapingStaysUnderFiveMegabytes() throws {
+        // Every shown value at its length limit and made only of characters that escape to the most
+        // bytes (bidi controls → ⟨U+202E⟩, markup → entities), in as many rows as the caps allow.
+        let hostile = String(repeating: "\u{202E}<\"", count: 100)
+        var flows: [Flow] = []
+        var findings: [Finding] = []
+        var dns: [DNSObservation] = []
+        for i in 0..<1500 {
+            let f = ReportFixtures.flow(i + 1, "http://h\(i % 400).example/\(hostile)?q=\(hostile)", at: Double(i))
+            flows.append(f)
+            var finding = ReportFixtures.finding(f, "device-id", "t\(hostile)", where: "query:\(i)\(hostile)",
+                                                 encoding: hostile, evidence: hostile, tracker: "Co\(i % 50)\(hostile)")
+            finding.inner = hostile
+            findings.append(finding)
+            dns.append(DNSObservation(time: ReportFixtures.t0, name: "d\(i)\(hostile)", addresses: [hostile]))
+        }
+        let summary = AuditSummary.build(flows: flows, findings: findings, dns: dns, context: ReportFixtures.context)
+        let html = HTMLReport.render(summary)
+        #expect(html.utf8.count < 5_000_000)
+        #expect(html.contains("patterns are not listed to keep this report readable"))
+        #expect(html.hasSuffix("</html>\n"))
     }
 
     @Test func hostileTrafficInMarkdownJSONAndSARIF() throws {
