@@ -5,6 +5,8 @@ bin=${1:-.build/debug/mouchard}
 cd "$(dirname "$0")/.."
 "$bin" --version
 # The privacy report of the bundled example (one self-contained HTML file).
-"$bin" report captures/example/traffic.har --device captures/example/device.json --app "Lumo Torch" \
-  --out captures/example-report.html | head -n 1
-echo "report: $PWD/captures/example-report.html"
+verdict=$("$bin" report captures/example/traffic.har --device captures/example/device.json --app "Lumo Torch" \
+  --out captures/example-report.html)
+echo
+echo "verdict: ${verdict%%$'\n'*}"
+echo "report:  $PWD/captures/example-report.html"

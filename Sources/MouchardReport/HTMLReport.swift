@@ -166,7 +166,7 @@ private struct HTMLWriter {
                     guard h.utf8.count < HTMLReport.findingsBudget else { cutPatterns += g.patterns.count - i; break }
                     h += "<tr><td>\(esc(p.type, 60))"
                     if let sev = p.severity { h += " <span class=\"small sev-\(sev == "high" ? "high" : sev == "low" ? "low" : "medium")\">\(esc(sev, 20))</span>" }
-                    h += "</td><td><code>\(esc(p.where, 120))</code>"
+                    h += "</td><td class=\"where\"><code>\(esc(p.where, 120))</code>"
                     if let inner = p.inner { h += "<br><span class=\"small muted\">inside: <code>\(esc(inner, 120))</code></span>" }
                     h += "</td><td><code>\(esc(p.encoding, 60))</code></td>"
                     h += "<td class=\"nw\"><code class=\"ev\">\(esc(p.evidence, 80))</code></td><td class=\"nw\">"

@@ -28,6 +28,7 @@ enum HTMLStyle {
         code{overflow-wrap:anywhere}
         code.url{word-break:break-all;color:#334155}
         td.nw,td.nw code{white-space:nowrap}
+        td.where{min-width:170px}
         .masthead{background:#0f172a;color:#e2e8f0;padding:14px 0}
         .masthead .in{max-width:1180px;margin:0 auto;padding:0 24px;display:flex;justify-content:space-between;gap:16px;flex-wrap:wrap;align-items:baseline}
         .brand{font-weight:700;letter-spacing:.02em;font-size:15px}
