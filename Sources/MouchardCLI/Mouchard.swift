@@ -8,9 +8,13 @@ public enum Mouchard {
     /// Every subcommand, in the order `mouchard --help` lists them.
     /// (Each lives in its own file under Commands/.)
     public static let commands: [any MouchardCommand.Type] = [
+        ImportCommand.self,
+        ExportCommand.self,
+        FlowsCommand.self,
         VersionCommand.self,
         ScanCommand.self,
         ReportCommand.self,
+        CACommand.self,
     ]
 
     public static let exitUsage: Int32 = 64

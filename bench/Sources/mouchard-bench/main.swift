@@ -16,6 +16,11 @@ let benchmarks: [Benchmark] = [
     trackerLookupBenchmark,
     inspectBenchmark,
     reportBenchmark,
+    wireBenchmark,
+    harBenchmark,
+    tlsHandshakeBenchmark,
+    tlsIdleMemoryBenchmark,
+    tlsHandshakeThreadsBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
