@@ -24,10 +24,12 @@ public struct FieldExtractor: Sendable {
         public var notes: [String] = []
     }
 
-    public func extract(_ request: HTTPRequest) -> Result {
+    public func extract(_ request: HTTPRequest) -> Result { extract(request, facts: RequestFacts(request)) }
+
+    func extract(_ request: HTTPRequest, facts: RequestFacts) -> Result {
         var w = Walker(config: self)
         // Split the target once (path, then query up to a fragment).
-        let target = Array(RequestFacts(request).pathAndQuery.utf8)
+        let target = Array(facts.pathAndQuery.utf8)
         let q = target.firstIndex(of: UInt8(ascii: "?"))
         let pathEnd = q ?? target.firstIndex(of: UInt8(ascii: "#")) ?? target.count
         w.walkPath(target[0..<pathEnd])
@@ -511,7 +513,7 @@ private struct Walker {
             i = end
             guard run.count >= config.minBase64Length else { continue }
             // Plain words, numbers and hex strings are not worth decoding.
-            if run.allSatisfy({ hexNibble($0) != nil }) { continue }
+            if run.allSatisfy({ hexNibble($0) != nil || $0 == 0x2D }) { continue }
             tried += 1
             guard let decoded = ByteCodecs.base64Decode(run), decoded.count >= 4 else { continue }
             var o = origin
