@@ -64,7 +64,7 @@ private struct Walker {
 
     mutating func emit(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, isNumber: Bool = false) {
         guard !full, !bytes.isEmpty else { return }
-        result.fields.append(ExtractedField(bytes: Array(bytes), origin: origin, isNumber: isNumber))
+        result.fields.append(ExtractedField(bytes: bytes, origin: origin, isNumber: isNumber))
     }
 
     // MARK: URL path
@@ -491,6 +491,8 @@ private struct Walker {
 
     mutating func tryHex(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
         guard bytes.count >= 8, bytes.count % 2 == 0, bytes.count <= 1 << 16 else { return }
+        // Hex text of printable ASCII starts with a digit 2-7 in every pair: check before allocating.
+        guard bytes.allSatisfy({ hexNibble($0) != nil }) else { return }
         guard let decoded = ByteCodecs.hexDecode(bytes), ByteCodecs.looksLikeText(decoded), decoded.contains(where: { isASCIIAlnum($0) }) else { return }
         // Digits-only hex decodes to punctuation; demand some letters or digits in the text.
         var o = origin
@@ -514,6 +516,8 @@ private struct Walker {
             guard run.count >= config.minBase64Length else { continue }
             // Plain words, numbers and hex strings are not worth decoding.
             if run.allSatisfy({ hexNibble($0) != nil || $0 == 0x2D }) { continue }
+            // Encoded data mixes upper and lower case or letters and digits; words and paths do not.
+            if !looksLikeBase64Run(run) { continue }
             tried += 1
             guard let decoded = ByteCodecs.base64Decode(run), decoded.count >= 4 else { continue }
             var o = origin
@@ -670,4 +674,15 @@ func asciiContains(_ haystack: String, _ n: UnsafeBufferPointer<UInt8>) -> Bool 
         }
         return false
     }
+}
+
+/// Cheap test before decoding a run of base64 characters: real encodings of 9+ bytes almost always
+/// mix upper case, lower case and digits (or end in padding); words, paths and numbers do not.
+func looksLikeBase64Run(_ run: ArraySlice<UInt8>) -> Bool {
+    var upper = false, lower = false, digit = false
+    for b in run {
+        if b >= 0x41 && b <= 0x5A { upper = true } else if b >= 0x61 && b <= 0x7A { lower = true } else if b >= 0x30 && b <= 0x39 { digit = true }
+    }
+    if run.last == 0x3D { return true }
+    return (upper && lower) || (upper && digit) || (lower && digit && upper)
 }

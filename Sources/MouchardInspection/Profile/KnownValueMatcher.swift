@@ -56,7 +56,9 @@ public struct KnownValueMatcher: Sendable {
     public var patternCount: Int { targets.count }
 
     /// Every known value in `bytes`.
-    public func hits(in bytes: [UInt8]) -> [Hit] {
+    public func hits(in bytes: [UInt8]) -> [Hit] { hits(in: bytes[...]) }
+
+    public func hits(in bytes: ArraySlice<UInt8>) -> [Hit] {
         var out: [Hit] = []
         bytes.withUnsafeBufferPointer { buf in
             matcher.forEachMatch(in: buf) { m in
@@ -69,7 +71,11 @@ public struct KnownValueMatcher: Sendable {
     }
 
     /// Runs of digits with phone separators (`+33 (0)6 12-34.56 78`), normalized to digits.
-    func phoneHits(_ bytes: [UInt8], into out: inout [Hit]) {
+    func phoneHits(_ slice: ArraySlice<UInt8>, into out: inout [Hit]) {
+        slice.withUnsafeBufferPointer { phoneHits($0, into: &out) }
+    }
+
+    func phoneHits(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [Hit]) {
         var i = 0
         let n = bytes.count
         while i < n {

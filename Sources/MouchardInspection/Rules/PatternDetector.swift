@@ -16,7 +16,7 @@ struct PatternDetector {
                 let keyScore = rule.score(key: field.origin.key, parentKey: field.origin.parentKey)
                 // Cheap exit: even a perfect candidate could not reach the threshold.
                 guard keyScore + max(0, rule.uppercaseWeight) >= rule.threshold else { continue }
-                let whole = trimSpace(field.bytes[...])
+                let whole = trimSpace(field.bytes)
                 for candidate in candidates(rule, field.bytes) {
                     var score = keyScore
                     if rule.uppercaseWeight != 0, candidate.contains(where: { $0 >= 0x41 && $0 <= 0x5A }),
@@ -78,8 +78,8 @@ struct PatternDetector {
 
     // MARK: candidates
 
-    func candidates(_ rule: PatternRule, _ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
-        let all = bytes[...]
+    func candidates(_ rule: PatternRule, _ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        let all = bytes
         if rule.wholeValue {
             let t = trimSpace(all)
             guard lengthOK(rule, t.count) else { return [] }
