@@ -14,6 +14,7 @@ struct Benchmark {
 let benchmarks: [Benchmark] = [
     trackerLookupBenchmark,
     inspectBenchmark,
+    harBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
