@@ -103,6 +103,11 @@ public struct Inspector: Sendable {
                                   what: describe(category: t.category, type: t.type)))
             }
         }
+        for (t, origin, text) in kv.splitNameHits(extracted.fields) {
+            out.add(Detection(category: t.category, type: t.type, origin: origin, encoding: origin.encodingChain(),
+                              evidence: text, rule: "profile.\(t.type)", confidence: 0.9, severity: severity(of: t.category),
+                              what: describe(category: t.category, type: t.type)))
+        }
         for group in extracted.groups {
             for (a, b) in group.candidatePairs() where a.decimals >= kv.minimumDecimals && b.decimals >= kv.minimumDecimals {
                 guard kv.isNearProfile(latitude: a.value, longitude: b.value) else { continue }

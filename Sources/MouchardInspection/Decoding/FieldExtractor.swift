@@ -98,6 +98,12 @@ private struct Walker {
     }
 
     mutating func walkCookies(_ bytes: [UInt8]) {
+        var members: [NumberGroup.Member] = []
+        defer {
+            if members.count >= 2 {
+                result.groups.append(NumberGroup(prefix: "cookie:", inner: nil, decodings: [], containerKey: "", members: members, fromOneString: false))
+            }
+        }
         for part in bytes.split(separator: UInt8(ascii: ";")) {
             var p = part
             while let f = p.first, f == 0x20 { p = p.dropFirst() }
@@ -105,6 +111,7 @@ private struct Walker {
             let name = String(decoding: p[p.startIndex..<eq], as: UTF8.self)
             var value = p[(eq + 1)...]
             if value.count >= 2, value.first == 0x22, value.last == 0x22 { value = value.dropFirst().dropLast() }
+            if let n = parseDecimal(value) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
             leaf(value, FieldOrigin(location: "cookie:\(name)", key: name), depth: 0)
         }
     }
