@@ -22,6 +22,8 @@ public struct FieldExtractor: Sendable {
         public var groups: [NumberGroup] = []
         /// Problems met while decoding (kept for diagnostics; decoding goes on).
         public var notes: [String] = []
+        /// Lower-case tokens of the URL path's segments (for path hints).
+        public var pathTokens: [String] = []
     }
 
     public func extract(_ request: HTTPRequest) -> Result { extract(request, facts: RequestFacts(request)) }
@@ -33,6 +35,7 @@ public struct FieldExtractor: Sendable {
         let q = target.firstIndex(of: UInt8(ascii: "?"))
         let pathEnd = q ?? target.firstIndex(of: UInt8(ascii: "#")) ?? target.count
         w.walkPath(target[0..<pathEnd])
+        w.result.pathTokens = keyTokens(String(decoding: target[0..<pathEnd], as: UTF8.self))
         if let q {
             let end = target[(q + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? target.count
             w.walkForm(target[(q + 1)..<end], prefix: "query:", origin: FieldOrigin(location: "query"), depth: 0)

@@ -13,7 +13,7 @@ struct PatternDetector {
             let place = placeOf(field.origin.location)
             for rule in rules where rule.places.isEmpty || rule.places.contains(place) {
                 guard rule.category != "location" else { continue }
-                let keyScore = rule.score(key: field.origin.key, parentKey: field.origin.parentKey)
+                let keyScore = rule.score(key: field.origin.key, parentKey: field.origin.parentKey, pathTokens: extracted.pathTokens)
                 // Cheap exit: even a perfect candidate could not reach the threshold.
                 guard keyScore + max(0, rule.uppercaseWeight) >= rule.threshold else { continue }
                 let whole = trimSpace(field.bytes)
@@ -71,10 +71,8 @@ struct PatternDetector {
         }
     }
 
-    func isLatitudeKey(_ tokens: [String]) -> Bool { tokens.contains { $0 == "lat" || $0 == "latitude" || $0 == "la" } || tokens.last == "y" && tokens.count == 1 }
-    func isLongitudeKey(_ tokens: [String]) -> Bool {
-        tokens.contains { $0 == "lon" || $0 == "lng" || $0 == "long" || $0 == "longitude" || $0 == "lo" } || tokens.last == "x" && tokens.count == 1
-    }
+    func isLatitudeKey(_ tokens: [String]) -> Bool { tokens.contains { $0 == "lat" || $0 == "latitude" } }
+    func isLongitudeKey(_ tokens: [String]) -> Bool { tokens.contains { $0 == "lon" || $0 == "lng" || $0 == "long" || $0 == "longitude" } }
 
     // MARK: candidates
 
@@ -230,8 +228,11 @@ struct PatternDetector {
                 guard (2...4).contains(words.count), words.allSatisfy({ w in w.first?.isUppercase == true && w.allSatisfy { $0.isLetter || $0 == "-" || $0 == "'" } }) else { return false }
             case .notRoleAccount:
                 let localPart = text.lowercased().split(separator: "@").first.map(String.init) ?? ""
-                let roles = ["support", "contact", "info", "help", "noreply", "no-reply", "donotreply", "admin", "sales", "feedback",
-                             "hello", "privacy", "team", "service", "careers", "press", "billing", "abuse", "postmaster", "webmaster", "security", "dpo", "legal"]
+                let roles = ["support", "contact", "info", "help", "noreply", "no-reply", "donotreply", "do-not-reply", "admin", "sales",
+                             "feedback", "hello", "privacy", "team", "service", "careers", "jobs", "press", "media", "billing", "abuse",
+                             "postmaster", "webmaster", "security", "dpo", "legal", "orders", "order", "newsletter", "marketing",
+                             "notifications", "notification", "mailer", "bounce", "bounces", "reply", "accounts", "office", "care",
+                             "customerservice", "customercare", "enquiries", "inquiries", "partners", "booking", "bookings", "reservations"]
                 if roles.contains(where: { localPart == $0 || localPart.hasPrefix($0 + ".") || localPart.hasPrefix($0 + "-") || localPart.hasPrefix($0 + "+") }) { return false }
             }
         }
