@@ -29,7 +29,8 @@ public struct Inspector: Sendable {
     /// This is what live sources (proxy, sniffer) call as each flow completes.
     public func inspect(_ flow: Flow) -> [Finding] {
         guard let request = flow.request else { return [] }
-        return findings(flow, detect(request, transport: flow.transport))
+        let facts = RequestFacts(request)
+        return findings(flow, facts, detect(request, facts: facts, transport: flow.transport))
     }
 
     /// Findings of many flows (a capture file, a session), in flow order. In pattern mode the
@@ -37,22 +38,22 @@ public struct Inspector: Sendable {
     /// most coordinate pairs cluster in one spot, pairs far from it (a searched city, a
     /// destination) are dropped. Per-flow `inspect(_:)` cannot do that.
     public func inspect(_ flows: [Flow]) -> [Finding] {
-        var perFlow: [(Flow, [Detection])] = []
+        var perFlow: [(Flow, RequestFacts, [Detection])] = []
         for flow in flows {
             guard let request = flow.request else { continue }
-            perFlow.append((flow, detect(request, transport: flow.transport)))
+            let facts = RequestFacts(request)
+            perFlow.append((flow, facts, detect(request, facts: facts, transport: flow.transport)))
         }
-        if knownValues == nil, let consensus = LocationConsensus(perFlow.flatMap { $0.1.compactMap(\.coordinate) }) {
-            perFlow = perFlow.map { flow, ds in
-                (flow, ds.filter { d in d.coordinate.map { consensus.keeps($0) } ?? true })
+        if knownValues == nil, let consensus = LocationConsensus(perFlow.flatMap { $0.2.compactMap(\.coordinate) }) {
+            perFlow = perFlow.map { flow, facts, ds in
+                (flow, facts, ds.filter { d in d.coordinate.map { consensus.keeps($0) } ?? true })
             }
         }
-        return perFlow.flatMap { findings($0.0, $0.1) }
+        return perFlow.flatMap { findings($0.0, $0.1, $0.2) }
     }
 
-    func findings(_ flow: Flow, _ detections: [Detection]) -> [Finding] {
+    func findings(_ flow: Flow, _ facts: RequestFacts, _ detections: [Detection]) -> [Finding] {
         guard let request = flow.request, !detections.isEmpty else { return [] }
-        let facts = RequestFacts(request)
         let host = facts.host.isEmpty ? flow.host : facts.host
         let info = attribution.attribute(host: host)
         let destination = FindingDestination(host: host, tracker: info.company, trackerCategory: info.category, thirdParty: info.thirdParty)
@@ -74,7 +75,11 @@ public struct Inspector: Sendable {
 
     /// What the detectors saw in one request (before destination and request are attached).
     public func detect(_ request: HTTPRequest, transport: FlowTransport = .https) -> [Detection] {
-        let extracted = extractor.extract(request)
+        detect(request, facts: RequestFacts(request), transport: transport)
+    }
+
+    func detect(_ request: HTTPRequest, facts: RequestFacts, transport: FlowTransport) -> [Detection] {
+        let extracted = extractor.extract(request, facts: facts)
         var out = DetectionSet()
         if let kv = knownValues {
             profileDetections(kv, extracted, into: &out)
@@ -97,6 +102,11 @@ public struct Inspector: Sendable {
                                   rule: "profile.\(t.type)", confidence: confidence, severity: severity(of: t.category),
                                   what: describe(category: t.category, type: t.type)))
             }
+        }
+        for (t, origin, text) in kv.splitNameHits(extracted.fields) {
+            out.add(Detection(category: t.category, type: t.type, origin: origin, encoding: origin.encodingChain(),
+                              evidence: text, rule: "profile.\(t.type)", confidence: 0.9, severity: severity(of: t.category),
+                              what: describe(category: t.category, type: t.type)))
         }
         for group in extracted.groups {
             for (a, b) in group.candidatePairs() where a.decimals >= kv.minimumDecimals && b.decimals >= kv.minimumDecimals {

@@ -64,4 +64,19 @@ import Testing
         #expect(r.err.contains("device-id.json:1:"))
         #expect(r.err.contains("missing 'weight'"))
     }
+
+    @Test func scansASessionByName() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mouchard-scan-session-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let c = Captured()
+        var io = c.io
+        io.currentDirectory = dir.path
+        #expect(Mouchard.main(["import", Self.har, "--session", "dev"], io: io) == 0)
+        let out = Captured()
+        var io2 = out.io
+        io2.currentDirectory = dir.path
+        #expect(Mouchard.main(["scan", "dev", "--device", Self.device, "--rules", Self.rules, "--fail-on", "device-id"], io: io2) == 3)
+        #expect(out.out.contains("182 requests inspected"))
+    }
 }

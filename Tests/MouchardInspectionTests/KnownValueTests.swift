@@ -102,3 +102,16 @@ struct KnownValueTests {
     }
 }
 import MouchardFlow
+
+@Suite("Known values: split names and cookie coordinates")
+struct SplitNameTests {
+    @Test func firstAndLastNameInSeparateFields() throws {
+        let inspector = Inspector(rules: try TestSupport.rules(), profile: try TestSupport.profile())
+        let ds = inspector.detect(TestSupport.request("POST", "https://crm.example/u", text: #"{"given":"Margot","family":"QUINTIN","city":"Berlin"}"#))
+        #expect(ds.contains { $0.category == "name" && $0.origin.location == "body:$.family" })
+        let one = inspector.detect(TestSupport.request("POST", "https://crm.example/u", text: #"{"given":"Margot","city":"Berlin"}"#))
+        #expect(!one.contains { $0.category == "name" })
+        let c = inspector.detect(TestSupport.request("GET", "https://w.example/", headers: [("Cookie", "geo_a=52.5170; geo_b=13.3890")]))
+        #expect(c.contains { $0.category == "location" })
+    }
+}

@@ -54,6 +54,13 @@ struct PatternRuleTests {
         #expect(try categories(TestSupport.request("POST", "https://s.example/v", text: "BEGIN:VCARD\nVERSION:3.0\nFN:Ann Lee\nEND:VCARD")).contains("contacts"))
     }
 
+    @Test func hashedListToAnAddressBookEndpoint() throws {
+        let h = (1...3).map { DigestAlgorithm.sha256.hexDigest("+1415555010\($0)") }
+        let body = #"{"numbers":["\#(h[0])","\#(h[1])","\#(h[2])"]}"#
+        #expect(try categories(TestSupport.request("POST", "https://m.example/api/addressbook/lookup", text: body)).contains("contacts"))
+        #expect(try !categories(TestSupport.request("POST", "https://m.example/api/files/check", text: body)).contains("contacts"))
+    }
+
     @Test func credentialsOnlyOverCleartext() throws {
         let basic = "Basic " + TestSupport.base64("user:hunter2")
         #expect(try categories(TestSupport.request("GET", "http://old.example/api", headers: [("Authorization", basic)])).contains("credentials"))

@@ -22,15 +22,20 @@ public struct FieldExtractor: Sendable {
         public var groups: [NumberGroup] = []
         /// Problems met while decoding (kept for diagnostics; decoding goes on).
         public var notes: [String] = []
+        /// Lower-case tokens of the URL path's segments (for path hints).
+        public var pathTokens: [String] = []
     }
 
-    public func extract(_ request: HTTPRequest) -> Result {
+    public func extract(_ request: HTTPRequest) -> Result { extract(request, facts: RequestFacts(request)) }
+
+    func extract(_ request: HTTPRequest, facts: RequestFacts) -> Result {
         var w = Walker(config: self)
         // Split the target once (path, then query up to a fragment).
-        let target = Array(RequestFacts(request).pathAndQuery.utf8)
+        let target = Array(facts.pathAndQuery.utf8)
         let q = target.firstIndex(of: UInt8(ascii: "?"))
         let pathEnd = q ?? target.firstIndex(of: UInt8(ascii: "#")) ?? target.count
         w.walkPath(target[0..<pathEnd])
+        w.result.pathTokens = keyTokens(String(decoding: target[0..<pathEnd], as: UTF8.self))
         if let q {
             let end = target[(q + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? target.count
             w.walkForm(target[(q + 1)..<end], prefix: "query:", origin: FieldOrigin(location: "query"), depth: 0)
@@ -62,7 +67,7 @@ private struct Walker {
 
     mutating func emit(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, isNumber: Bool = false) {
         guard !full, !bytes.isEmpty else { return }
-        result.fields.append(ExtractedField(bytes: Array(bytes), origin: origin, isNumber: isNumber))
+        result.fields.append(ExtractedField(bytes: bytes, origin: origin, isNumber: isNumber))
     }
 
     // MARK: URL path
@@ -96,6 +101,12 @@ private struct Walker {
     }
 
     mutating func walkCookies(_ bytes: [UInt8]) {
+        var members: [NumberGroup.Member] = []
+        defer {
+            if members.count >= 2 {
+                result.groups.append(NumberGroup(prefix: "cookie:", inner: nil, decodings: [], containerKey: "", members: members, fromOneString: false))
+            }
+        }
         for part in bytes.split(separator: UInt8(ascii: ";")) {
             var p = part
             while let f = p.first, f == 0x20 { p = p.dropFirst() }
@@ -103,6 +114,7 @@ private struct Walker {
             let name = String(decoding: p[p.startIndex..<eq], as: UTF8.self)
             var value = p[(eq + 1)...]
             if value.count >= 2, value.first == 0x22, value.last == 0x22 { value = value.dropFirst().dropLast() }
+            if let n = parseDecimal(value) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
             leaf(value, FieldOrigin(location: "cookie:\(name)", key: name), depth: 0)
         }
     }
@@ -489,6 +501,8 @@ private struct Walker {
 
     mutating func tryHex(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
         guard bytes.count >= 8, bytes.count % 2 == 0, bytes.count <= 1 << 16 else { return }
+        // Hex text of printable ASCII starts with a digit 2-7 in every pair: check before allocating.
+        guard bytes.allSatisfy({ hexNibble($0) != nil }) else { return }
         guard let decoded = ByteCodecs.hexDecode(bytes), ByteCodecs.looksLikeText(decoded), decoded.contains(where: { isASCIIAlnum($0) }) else { return }
         // Digits-only hex decodes to punctuation; demand some letters or digits in the text.
         var o = origin
@@ -511,7 +525,9 @@ private struct Walker {
             i = end
             guard run.count >= config.minBase64Length else { continue }
             // Plain words, numbers and hex strings are not worth decoding.
-            if run.allSatisfy({ hexNibble($0) != nil }) { continue }
+            if run.allSatisfy({ hexNibble($0) != nil || $0 == 0x2D }) { continue }
+            // Encoded data mixes upper and lower case or letters and digits; words and paths do not.
+            if !looksLikeBase64Run(run) { continue }
             tried += 1
             guard let decoded = ByteCodecs.base64Decode(run), decoded.count >= 4 else { continue }
             var o = origin
@@ -668,4 +684,15 @@ func asciiContains(_ haystack: String, _ n: UnsafeBufferPointer<UInt8>) -> Bool 
         }
         return false
     }
+}
+
+/// Cheap test before decoding a run of base64 characters: real encodings of 9+ bytes almost always
+/// mix upper case, lower case and digits (or end in padding); words, paths and numbers do not.
+func looksLikeBase64Run(_ run: ArraySlice<UInt8>) -> Bool {
+    var upper = false, lower = false, digit = false
+    for b in run {
+        if b >= 0x41 && b <= 0x5A { upper = true } else if b >= 0x61 && b <= 0x7A { lower = true } else if b >= 0x30 && b <= 0x39 { digit = true }
+    }
+    if run.last == 0x3D { return true }
+    return (upper && lower) || (upper && digit) || (lower && digit && upper)
 }

@@ -13,10 +13,10 @@ struct PatternDetector {
             let place = placeOf(field.origin.location)
             for rule in rules where rule.places.isEmpty || rule.places.contains(place) {
                 guard rule.category != "location" else { continue }
-                let keyScore = rule.score(key: field.origin.key, parentKey: field.origin.parentKey)
+                let keyScore = rule.score(key: field.origin.key, parentKey: field.origin.parentKey, pathTokens: extracted.pathTokens)
                 // Cheap exit: even a perfect candidate could not reach the threshold.
                 guard keyScore + max(0, rule.uppercaseWeight) >= rule.threshold else { continue }
-                let whole = trimSpace(field.bytes[...])
+                let whole = trimSpace(field.bytes)
                 for candidate in candidates(rule, field.bytes) {
                     var score = keyScore
                     if rule.uppercaseWeight != 0, candidate.contains(where: { $0 >= 0x41 && $0 <= 0x5A }),
@@ -71,15 +71,13 @@ struct PatternDetector {
         }
     }
 
-    func isLatitudeKey(_ tokens: [String]) -> Bool { tokens.contains { $0 == "lat" || $0 == "latitude" || $0 == "la" } || tokens.last == "y" && tokens.count == 1 }
-    func isLongitudeKey(_ tokens: [String]) -> Bool {
-        tokens.contains { $0 == "lon" || $0 == "lng" || $0 == "long" || $0 == "longitude" || $0 == "lo" } || tokens.last == "x" && tokens.count == 1
-    }
+    func isLatitudeKey(_ tokens: [String]) -> Bool { tokens.contains { $0 == "lat" || $0 == "latitude" } }
+    func isLongitudeKey(_ tokens: [String]) -> Bool { tokens.contains { $0 == "lon" || $0 == "lng" || $0 == "long" || $0 == "longitude" } }
 
     // MARK: candidates
 
-    func candidates(_ rule: PatternRule, _ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
-        let all = bytes[...]
+    func candidates(_ rule: PatternRule, _ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        let all = bytes
         if rule.wholeValue {
             let t = trimSpace(all)
             guard lengthOK(rule, t.count) else { return [] }
@@ -230,8 +228,11 @@ struct PatternDetector {
                 guard (2...4).contains(words.count), words.allSatisfy({ w in w.first?.isUppercase == true && w.allSatisfy { $0.isLetter || $0 == "-" || $0 == "'" } }) else { return false }
             case .notRoleAccount:
                 let localPart = text.lowercased().split(separator: "@").first.map(String.init) ?? ""
-                let roles = ["support", "contact", "info", "help", "noreply", "no-reply", "donotreply", "admin", "sales", "feedback",
-                             "hello", "privacy", "team", "service", "careers", "press", "billing", "abuse", "postmaster", "webmaster", "security", "dpo", "legal"]
+                let roles = ["support", "contact", "info", "help", "noreply", "no-reply", "donotreply", "do-not-reply", "admin", "sales",
+                             "feedback", "hello", "privacy", "team", "service", "careers", "jobs", "press", "media", "billing", "abuse",
+                             "postmaster", "webmaster", "security", "dpo", "legal", "orders", "order", "newsletter", "marketing",
+                             "notifications", "notification", "mailer", "bounce", "bounces", "reply", "accounts", "office", "care",
+                             "customerservice", "customercare", "enquiries", "inquiries", "partners", "booking", "bookings", "reservations"]
                 if roles.contains(where: { localPart == $0 || localPart.hasPrefix($0 + ".") || localPart.hasPrefix($0 + "-") || localPart.hasPrefix($0 + "+") }) { return false }
             }
         }

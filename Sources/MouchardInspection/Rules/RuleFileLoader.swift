@@ -5,7 +5,7 @@ import Foundation
 public enum RuleFileLoader {
     static let fileFields = ["category", "description", "rules", "password_keys"]
     static let ruleFields = ["id", "type", "category", "description", "severity", "where", "match", "length", "min_length", "max_length",
-                             "validators", "exclude", "keys", "parent_keys", "base", "threshold", "whole_value",
+                             "validators", "exclude", "keys", "parent_keys", "path_keys", "base", "threshold", "whole_value",
                              "uppercase_weight", "embedded_weight"]
     static let places = ["url", "query", "header", "cookie", "form", "multipart", "body"]
     static let shapes = ["uuid", "hex", "digits", "email", "mac", "phone", "token", "text", "decimal"]
@@ -111,6 +111,7 @@ public enum RuleFileLoader {
             validators: validators, exclusions: Set(try r.strings(m["exclude"]).map { $0.lowercased() }),
             keys: try hints(m["keys"], r), parentKeys: try hints(m["parent_keys"], r),
             base: base, threshold: threshold, wholeValue: try r.bool(m["whole_value"]) ?? false)
+        rule.pathKeys = try hints(m["path_keys"], r)
         rule.uppercaseWeight = try r.number(m["uppercase_weight"]) ?? 0
         rule.embeddedWeight = try r.number(m["embedded_weight"]) ?? 0
         return rule

@@ -21,6 +21,9 @@ let benchmarks: [Benchmark] = [
     tlsHandshakeBenchmark,
     tlsIdleMemoryBenchmark,
     tlsHandshakeThreadsBenchmark,
+    trackerLookupBenchmark,
+    inspectBenchmark,
+    harBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
