@@ -18,10 +18,6 @@ enum ScanInputs {
         }
         guard exists else { throw CLIError("\(path): no such file or directory") }
         let data = try Data(contentsOf: url)
-        let lower = path.lowercased()
-        if lower.hasSuffix(".pcap") || lower.hasSuffix(".pcapng") || lower.hasSuffix(".cap") {
-            throw CLIError("\(path): pcap input is not available in this build yet; use a HAR file")
-        }
         do {
             return try HARReader.read(data)
         } catch {

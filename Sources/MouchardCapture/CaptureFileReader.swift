@@ -46,28 +46,25 @@ public struct CaptureFileReader: Sendable {
         var packets = 0
         var want = chunkSize
 
-        /// Drops consumed bytes and reads at least `atLeast` more (or to end of file).
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { scratch.deallocate() }
+
+        /// Drops consumed bytes and reads until `atLeast` more bytes are buffered (or end of file).
         func refill(atLeast: Int) throws {
             if position > 0 {
                 buffer.removeSubrange(0..<position)
                 position = 0
             }
-            var needed = max(atLeast, chunkSize)
+            var needed = max(atLeast, 1)
             while needed > 0 && !endOfFile {
-                let old = buffer.count
-                let ask = max(needed, chunkSize)
-                buffer.append(contentsOf: repeatElement(0, count: ask))
-                let n = buffer.withUnsafeMutableBytes { raw in
-                    guard let base = raw.baseAddress else { return -1 }
-                    return Glibc.read(fd, base + old, ask)
-                }
+                guard let base = scratch.baseAddress else { return }
+                let n = Glibc.read(fd, base, scratch.count)
                 if n < 0 {
-                    if errno == EINTR { buffer.removeSubrange(old...); continue }
-                    let reason = String(cString: strerror(errno))
-                    throw OpenError(path: path, reason: "read failed: \(reason)")
+                    if errno == EINTR { continue }
+                    throw OpenError(path: path, reason: "read failed: \(String(cString: strerror(errno)))")
                 }
-                buffer.removeSubrange((old + n)...)
-                if n == 0 { endOfFile = true }
+                if n == 0 { endOfFile = true; break }
+                buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<n]).bindMemory(to: UInt8.self))
                 needed -= n
             }
         }

@@ -163,9 +163,7 @@ public final class PcapFlowExtractor {
             switch c.protocols[d] {
             case .http(var parser):
                 c.protocols[d] = .ignored  // keep the parser uniquely referenced while it is mutated
-                var dropped = 0
-                let messages = parser.feed(bytes, time: t, dropped: &dropped)
-                statistics.droppedBytes += dropped
+                let messages = parser.feed(bytes, time: t)
                 c.protocols[d] = .http(parser)
                 handle(messages, direction: d, connection: c)
             case .undetermined(var buffer):
@@ -229,9 +227,8 @@ public final class PcapFlowExtractor {
         let isRequest = request ?? (c.requestDirection.map { $0 == d } ?? (c.serverDirection != d))
         if isRequest { c.requestDirection = d } else if c.requestDirection == nil { c.requestDirection = 1 - d }
         var parser = HTTPStreamParser(role: isRequest ? .request : .response, synchronized: synchronized,
-                                      headLimit: limits.headBytes,
                                       bodyLimit: isRequest ? limits.requestBodyBytes : limits.responseBodyBytes)
-        if !isRequest { parser.awaitedMethods = c.pendingRequests.map { $0.requestHead?.method ?? "GET" } }
+        if !isRequest { for m in c.pendingRequests { parser.expectResponse(to: m.requestHead?.method ?? "GET") } }
         c.protocols[d] = .http(parser)
         if !initial.isEmpty { deliver(.data(initial, time: time), direction: d, connection: c, time: time) }
         // The other direction answers (or asks) in HTTP too.
@@ -239,7 +236,6 @@ public final class PcapFlowExtractor {
         if case .undetermined(let buffered) = c.protocols[o] {
             let oppositeSynchronized = c.reassemblers[o].sawSYN
             c.protocols[o] = .http(HTTPStreamParser(role: isRequest ? .response : .request, synchronized: oppositeSynchronized,
-                                                    headLimit: limits.headBytes,
                                                     bodyLimit: isRequest ? limits.responseBodyBytes : limits.requestBodyBytes))
             if !buffered.isEmpty { deliver(.data(buffered[...], time: time), direction: o, connection: c, time: time) }
         }
@@ -257,13 +253,13 @@ public final class PcapFlowExtractor {
                 c.pendingRequests.append(m)
                 if case .http(var responses) = c.protocols[1 - d] {
                     c.protocols[1 - d] = .ignored
-                    responses.awaitedMethods.append(head.method)
+                    responses.expectResponse(to: head.method)
                     c.protocols[1 - d] = .http(responses)
                 } else if case .undetermined(let buffered) = c.protocols[1 - d] {
                     // The server's side has not spoken yet: it will answer in HTTP.
                     var p = HTTPStreamParser(role: .response, synchronized: c.reassemblers[1 - d].sawSYN || buffered.isEmpty,
-                                             headLimit: limits.headBytes, bodyLimit: limits.responseBodyBytes)
-                    p.awaitedMethods = [head.method]
+                                             bodyLimit: limits.responseBodyBytes)
+                    p.expectResponse(to: head.method)
                     c.protocols[1 - d] = .http(p)
                     if !buffered.isEmpty { deliver(.data(buffered[...], time: m.ended), direction: 1 - d, connection: c, time: m.ended) }
                 }

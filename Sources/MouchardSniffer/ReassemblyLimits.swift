@@ -5,12 +5,10 @@ public struct ReassemblyLimits: Sendable, Hashable {
     public var outOfOrderBytesPerDirection: Int
     /// Out-of-order bytes held across all connections.
     public var outOfOrderBytesTotal: Int
-    /// Body bytes kept per HTTP request (the rest is counted, the body marked truncated).
+    /// Body bytes kept per HTTP request (beyond it the body is marked truncated).
     public var requestBodyBytes: Int
     /// Body bytes kept per HTTP response.
     public var responseBodyBytes: Int
-    /// Longest HTTP head (start line + headers) accepted.
-    public var headBytes: Int
     /// Requests waiting for their response on one connection (pipelining).
     public var pendingRequestsPerConnection: Int
     /// Connections tracked at once; beyond it the least recently active are closed early.
@@ -21,14 +19,13 @@ public struct ReassemblyLimits: Sendable, Hashable {
     public var maxSequenceJump: Int
 
     public init(outOfOrderBytesPerDirection: Int = 1 << 20, outOfOrderBytesTotal: Int = 64 << 20,
-                requestBodyBytes: Int = 8 << 20, responseBodyBytes: Int = 1 << 20, headBytes: Int = 64 << 10,
+                requestBodyBytes: Int = 8 << 20, responseBodyBytes: Int = 1 << 20,
                 pendingRequestsPerConnection: Int = 64, connections: Int = 50_000, idleTimeout: Double = 300,
                 maxSequenceJump: Int = 64 << 20) {
         self.outOfOrderBytesPerDirection = outOfOrderBytesPerDirection
         self.outOfOrderBytesTotal = outOfOrderBytesTotal
         self.requestBodyBytes = requestBodyBytes
         self.responseBodyBytes = responseBodyBytes
-        self.headBytes = headBytes
         self.pendingRequestsPerConnection = pendingRequestsPerConnection
         self.connections = connections
         self.idleTimeout = idleTimeout

@@ -2,6 +2,7 @@ import Foundation
 import MouchardFlow
 import MouchardInspection
 import MouchardReport
+import MouchardSniffer
 
 /// `mouchard scan INPUT...`: inspects captured traffic and lists what leaked, to whom, how hidden.
 struct ScanCommand: MouchardCommand {
@@ -10,7 +11,8 @@ struct ScanCommand: MouchardCommand {
         abstract: "find device identifiers, contacts, location, phone numbers and e-mails in captured traffic",
         usage: "INPUT... [--device FILE] [--rules DIR] [--first-party DOMAIN]... [--format text|json|jsonl] [--fail-on CATEGORY[,...]]",
         discussion: """
-        INPUT is a HAR file or a session (its folder, or NAME for captures/NAME). With --device, the device's own values are searched in every encoding
+        INPUT is a HAR file, a pcap/pcapng capture (told apart by content) or a session (its folder, or
+        NAME for captures/NAME). With --device, the device's own values are searched in every encoding
         (exact matches); without it, pattern rules (shapes, validators, key names) are used.
         Exit status: 0, or 3 when a finding's category is listed in --fail-on (CI gates); 1 on an
         invalid device profile or rule file (one line: file:line:column: what).
@@ -48,11 +50,27 @@ struct ScanCommand: MouchardCommand {
 
         var requests = 0
         var flows: [Flow] = []
+        var dns: [DNSObservation] = []
+        var sources: [String] = []
+        var destinations: [CaptureDestination] = []
+        var captureErrors: [String] = []
         for input in args.positionals {
-            let loaded = try ScanInputs.loadFlows(input, io: io)
-            requests += loaded.filter { $0.request != nil }.count
-            flows += loaded
+            let name = (input as NSString).lastPathComponent
+            if CaptureScanInput.isCapture(input, io: io) {
+                let extraction = try CaptureScanInput.scan(input, io: io) { flow in flows.append(flow) }
+                destinations += extraction.destinations
+                dns += extraction.dns
+                sources.append("\(extraction.format ?? "capture") file \(name)")
+                if let e = extraction.readError { captureErrors.append("\(input): \(e) (everything before it was scanned)") }
+                continue
+            }
+            flows += try ScanInputs.loadFlows(input, io: io)
+            var isFolder: ObjCBool = false
+            let path = URL(fileURLWithPath: input, relativeTo: URL(fileURLWithPath: io.currentDirectory, isDirectory: true)).path
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+            sources.append("\(exists && !isFolder.boolValue ? "HAR file" : "session") \(name)")
         }
+        requests = flows.filter { $0.request != nil }.count
         let attribution = TrackerAttribution(trackers: trackers, firstParty: args.all("--first-party"), flows: flows)
         let inspector = Inspector(rules: rules, profile: profile, attribution: attribution)
         let findings = inspector.inspect(flows)
@@ -60,20 +78,25 @@ struct ScanCommand: MouchardCommand {
         var rulesDescription = "\(rules.rules.count) pattern rules in \(rules.files.count) files"
         if trackers != nil { rulesDescription += " + trackers.json" }
         let context = AuditContext(toolVersion: Mouchard.version, inputs: args.positionals,
-                                   source: args.positionals.map { "HAR file \(($0 as NSString).lastPathComponent)" }.joined(separator: "; "),
+                                   source: sources.joined(separator: "; "),
                                    firstPartyDomains: args.all("--first-party"), deviceName: profile?.name,
                                    deviceProfile: profile.map(AuditSetup.masked) ?? [], rulesVersion: rulesDescription)
-        let summary = AuditSummary.build(flows: flows, findings: findings, context: context, attribute: attribution.hostAttributor)
+        let summary = AuditSummary.build(flows: flows, findings: findings, dns: dns, context: context,
+                                         attribute: attribution.hostAttributor)
         if format == "jsonl" { for f in findings { io.out(try jsonLine(f)) } }
         switch format {
         case "json":
-            // spec/findings.md's fields (tool, inputs, requests, findings) plus the summary sections.
+            // spec/findings.md's fields (tool, inputs, requests, findings) plus the summary sections
+            // (its `destinations` cover the capture's hosts: transports, flows, bytes).
             io.out(String(decoding: try FindingsJSON.render(summary, findings: findings), as: UTF8.self))
         case "text":
             io.out(TextSummary.render(summary, findings: findings, mode: profile == nil ? "pattern rules" : "device profile"))
+            io.out(CaptureScanInput.renderDestinations(destinations))
         default:
             break
         }
+        for e in captureErrors { io.err("mouchard: error: \(e)\n") }
+        if !captureErrors.isEmpty { return 1 }
         let hit = findings.contains { failOn.contains("any") || failOn.contains($0.category) }
         return hit ? 3 : 0
     }
