@@ -48,7 +48,6 @@ struct ScanCommand: MouchardCommand {
         let trackers = try ScanInputs.loadTrackers(rulesDirectory)
         let profile = try args.value("--device").map { try ScanInputs.loadProfile($0, io: io) }
 
-        var requests = 0
         var flows: [Flow] = []
         var dns: [DNSObservation] = []
         var sources: [String] = []
@@ -70,7 +69,6 @@ struct ScanCommand: MouchardCommand {
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
             sources.append("\(exists && !isFolder.boolValue ? "HAR file" : "session") \(name)")
         }
-        requests = flows.filter { $0.request != nil }.count
         let attribution = TrackerAttribution(trackers: trackers, firstParty: args.all("--first-party"), flows: flows)
         let inspector = Inspector(rules: rules, profile: profile, attribution: attribution)
         let findings = inspector.inspect(flows)
