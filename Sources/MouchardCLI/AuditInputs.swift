@@ -3,7 +3,6 @@ import MouchardFlow
 import MouchardInspection
 import MouchardReport
 import MouchardSniffer
-import MouchardStore
 
 /// The traffic of the inputs of `report` (and `scan`): flows and DNS answers from HAR files,
 /// pcap/pcapng captures and session folders, or findings from a findings JSON document; with the
@@ -21,23 +20,26 @@ struct AuditInputs {
     /// `HAR file a.har; pcap file b.pcap`.
     var sourceLine: String { sources.joined(separator: "; ") }
 
-    /// Loads every input in order; flow ids are renumbered 1, 2, 3... across inputs.
-    static func load(_ paths: [String], currentDirectory: String) throws -> AuditInputs {
+    /// Loads every input in order (sessions the way `scan` and `flows` open them); flow ids are
+    /// renumbered 1, 2, 3... across inputs.
+    static func load(_ paths: [String], io: CommandIO) throws -> AuditInputs {
         var out = AuditInputs()
         for path in paths {
-            let full = path.hasPrefix("/") ? path : currentDirectory + "/" + path
+            let full = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: io.currentDirectory, isDirectory: true)).path
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory)
             out.inputs.append(path)
-            if exists && isDirectory.boolValue {
-                try out.addSession(directory: full, shown: path)
+            if isDirectory.boolValue || (!exists && !path.contains("/") && !path.contains(".")) {
+                let store = try SessionFiles.openSession(path, io: io, create: false)
+                try SessionFiles.clarifying(io) {
+                    out.append(try store.flows())
+                    out.dns += try store.dnsObservations()
+                }
+                out.sources.append("session \((path as NSString).lastPathComponent)")
             } else if exists {
                 try out.addFile(full, shown: path)
-            } else if !path.contains("/"), let dir = try? SessionStore.resolve(session: path, currentDirectory: currentDirectory),
-                      FileManager.default.fileExists(atPath: dir + "/" + SessionStore.databaseFileName) {
-                try out.addSession(directory: dir, shown: path)
             } else {
-                throw CLIError("\(path): no such file, folder or session")
+                throw CLIError("\(path): no such file or directory")
             }
         }
         return out
@@ -50,13 +52,6 @@ struct AuditInputs {
             next += 1
             self.flows.append(f)
         }
-    }
-
-    private mutating func addSession(directory: String, shown: String) throws {
-        let store = try SessionStore(directory: directory, create: false)
-        append(try store.flows())
-        dns += try store.dnsObservations()
-        sources.append("session \((shown as NSString).lastPathComponent)")
     }
 
     private mutating func addFile(_ path: String, shown: String) throws {

@@ -42,7 +42,7 @@ struct ReportCommand: MouchardCommand {
         }
         let failOn = AuditSetup.failOnCategories(args)
         let setup = try AuditSetup.load(args, io: io)
-        let inputs = try AuditInputs.load(args.positionals, currentDirectory: io.currentDirectory)
+        let inputs = try AuditInputs.load(args.positionals, io: io)
         for w in inputs.warnings.prefix(10) { io.err("mouchard: warning: \(w)\n") }
         let (summary, findings) = setup.audit(inputs)
         let bytes = try ReportRenderer.render(format, summary: summary, findings: findings, rules: setup.ruleMetadata)
