@@ -10,7 +10,7 @@ public enum FindingsJSON {
     public static func render(_ summary: AuditSummary, findings: [Finding]) throws -> [UInt8] {
         let doc = Document(
             tool: .init(name: summary.methodology.tool, version: summary.methodology.toolVersion),
-            inputs: summary.methodology.inputs, requests: summary.verdict.requests, findings: findings,
+            inputs: summary.methodology.inputs, requests: summary.verdict.requests, findings: marker,
             verdict: summary.verdict, categories: summary.categories, destinations: summary.destinations,
             dataFlows: summary.dataFlows, findingGroups: summary.findingGroups, timeline: summary.timeline,
             metadataOnlyHosts: summary.metadataOnlyHosts, methodology: summary.methodology, omitted: summary.omitted)
@@ -18,10 +18,14 @@ public enum FindingsJSON {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        var bytes = Array(try encoder.encode(doc))
+        // Findings are written by hand (fast for 100,000+), spliced in place of the marker.
+        let rows = JSONText.array(findings, indent: "  ") { f, out in JSONText.finding(f, into: &out) }
+        var bytes = JSONText.splice(Array(try encoder.encode(doc)), marker: marker, with: rows)
         bytes.append(0x0A)
         return bytes
     }
+
+    static let marker = "@@mouchard-findings@@"
 
     /// What a findings document read back gives: enough to rebuild a summary without the flows.
     public struct Loaded: Sendable {
@@ -44,7 +48,8 @@ public enum FindingsJSON {
         var tool: Tool
         var inputs: [String]
         var requests: Int
-        var findings: [Finding]
+        /// The marker replaced by the findings array.
+        var findings: String
         var verdict: AuditSummary.Verdict
         var categories: [AuditSummary.CategoryCount]
         var destinations: [AuditSummary.Destination]

@@ -27,14 +27,15 @@ public enum MarkupEscaping {
     }
 
     /// Text for Markdown (CommonMark / GitHub): every ASCII punctuation character that could start
-    /// markup, a link, an HTML tag, an entity or end a table cell is backslash-escaped.
+    /// emphasis, code, a link or image, an autolink (`:` of a scheme, `.` of `www.`, `@` of an
+    /// address), an HTML tag, an entity, math (`$`) or end a table cell is backslash-escaped.
     public static func markdown(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for ch in text.unicodeScalars {
             switch ch {
-            case "\\", "`", "*", "_", "{", "}", "[", "]", "(", ")", "#", "+", "-", ".", "!", "|", "<", ">", "&",
-                 "~", "\"", "'", ":", "=", "$", "%", "@", "^":
+            case "\\", "`", "*", "_", "{", "}", "[", "]", "(", ")", "#", "+", ".", "!", "|", "<", ">", "&",
+                 "~", ":", "$", "@":
                 out += "\\"
                 out.unicodeScalars.append(ch)
             default:

@@ -25,29 +25,8 @@ public enum SARIFReport {
                        defaultConfiguration: .init(level: RuleMetadata.sarifLevel(r.severity)),
                        properties: .init(category: r.category, severity: r.severity, tags: ["privacy", r.category]))
         }
-        let results = findings.map { f -> Result in
-            let ruleIndex = index[f.rule] ?? 0
-            let severity = f.severity ?? rules[ruleIndex].severity
-            let shown = { (s: String, n: Int) in VisibleText.shown(s, limit: n) }
-            var text = "\(shown(f.type, 60)) (\(shown(f.category, 40))) sent to \(shown(f.destination.host, 120))"
-            var who: [String] = []
-            if let t = f.destination.tracker { who.append(shown(t, 60)) }
-            who.append(f.destination.thirdParty ? "third party" : "first party")
-            text += " (" + who.joined(separator: ", ") + ")"
-            text += " in \(shown(f.where, 80)), encoding \(shown(f.encoding, 40)), over \(shown(f.transport, 20)): \(shown(f.evidence, 60))."
-            let raw = Array(f.request.url.utf8)
-            var cut = raw.count > maxURIBytes
-            var url = cut ? String(decoding: raw.prefix(maxURIBytes), as: UTF8.self) : f.request.url
-            if url.isEmpty { url = "unknown:"; cut = false }
-            return Result(
-                ruleId: f.rule, ruleIndex: ruleIndex, level: RuleMetadata.sarifLevel(severity), message: .init(text: text),
-                locations: [.init(physicalLocation: .init(artifactLocation: .init(uri: MarkupEscaping.uriReference(url))))],
-                properties: .init(category: f.category, type: f.type, where: f.where, encoding: f.encoding,
-                                  evidence: f.evidence, transport: f.transport, method: f.request.method,
-                                  host: f.destination.host, tracker: f.destination.tracker,
-                                  thirdParty: f.destination.thirdParty, flow: f.flow, time: f.time,
-                                  confidence: f.confidence, severity: severity, inner: f.inner,
-                                  urlTruncated: cut ? true : nil))
+        let rows = JSONText.array(findings, indent: "      ") { f, out in
+            result(f, ruleIndex: index[f.rule] ?? 0, rules: rules, into: &out)
         }
         let v = summary.verdict
         let log = Log(
@@ -56,15 +35,58 @@ public enum SARIFReport {
                 tool: .init(driver: .init(name: summary.methodology.tool, version: summary.methodology.toolVersion,
                                           rules: descriptors)),
                 invocations: [.init(executionSuccessful: true)],
-                results: results,
+                results: marker,
                 properties: .init(verdict: v.headline, requests: v.requests, findings: v.findings,
                                   companies: v.companies, source: summary.methodology.source,
                                   rulesVersion: summary.methodology.rulesVersion))])
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var bytes = Array(try encoder.encode(log))
+        var bytes = JSONText.splice(Array(try encoder.encode(log)), marker: marker, with: rows)
         bytes.append(0x0A)
         return bytes
+    }
+
+    static let marker = "@@mouchard-results@@"
+
+    /// One SARIF `result` as compact JSON (written by hand: fast for 100,000+ findings).
+    static func result(_ f: Finding, ruleIndex: Int, rules: [RuleMetadata], into out: inout String) {
+        let severity = f.severity ?? (rules.indices.contains(ruleIndex) ? rules[ruleIndex].severity : "medium")
+        let shown = { (s: String, n: Int) in VisibleText.shown(s, limit: n) }
+        var text = "\(shown(f.type, 60)) (\(shown(f.category, 40))) sent to \(shown(f.destination.host, 120))"
+        var who: [String] = []
+        if let t = f.destination.tracker { who.append(shown(t, 60)) }
+        who.append(f.destination.thirdParty ? "third party" : "first party")
+        text += " (" + who.joined(separator: ", ") + ")"
+        text += " in \(shown(f.where, 80)), encoding \(shown(f.encoding, 40)), over \(shown(f.transport, 20)): \(shown(f.evidence, 60))."
+        let raw = Array(f.request.url.utf8)
+        var cut = raw.count > maxURIBytes
+        var url = cut ? String(decoding: raw.prefix(maxURIBytes), as: UTF8.self) : f.request.url
+        if url.isEmpty { url = "unknown:"; cut = false }
+
+        out += "{\"level\":\"\(RuleMetadata.sarifLevel(severity))\",\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":"
+        JSONText.string(MarkupEscaping.uriReference(url), into: &out)
+        out += "}}}],\"message\":{\"text\":"
+        JSONText.string(text, into: &out)
+        out += "},\"properties\":{\"category\":"
+        JSONText.string(f.category, into: &out)
+        if let v = f.confidence { out += ",\"confidence\":\(JSONText.number(v))" }
+        JSONText.field("encoding", f.encoding, into: &out)
+        JSONText.field("evidence", f.evidence, into: &out)
+        if let v = f.flow { out += ",\"flow\":\(v)" }
+        JSONText.field("host", f.destination.host, into: &out)
+        if let v = f.inner { JSONText.field("inner", v, into: &out) }
+        JSONText.field("method", f.request.method, into: &out)
+        JSONText.field("severity", severity, into: &out)
+        out += ",\"third_party\":\(f.destination.thirdParty)"
+        if let v = f.time { JSONText.field("time", v, into: &out) }
+        if let v = f.destination.tracker { JSONText.field("tracker", v, into: &out) }
+        JSONText.field("transport", f.transport, into: &out)
+        JSONText.field("type", f.type, into: &out)
+        if cut { out += ",\"url_truncated\":true" }
+        JSONText.field("where", f.where, into: &out)
+        out += "},\"ruleId\":"
+        JSONText.string(f.rule, into: &out)
+        out += ",\"ruleIndex\":\(ruleIndex)}"
     }
 
     // The SARIF 2.1.0 subset Mouchard writes (property names as the standard spells them).
@@ -77,7 +99,8 @@ public enum SARIFReport {
     struct Run: Encodable {
         var tool: Tool
         var invocations: [Invocation]
-        var results: [Result]
+        /// The marker replaced by the results array.
+        var results: String
         var properties: RunProperties
     }
     struct Tool: Encodable { var driver: Driver }
@@ -99,39 +122,6 @@ public enum SARIFReport {
     struct Configuration: Encodable { var level: String }
     struct RuleProperties: Encodable { var category: String; var severity: String; var tags: [String] }
     struct Invocation: Encodable { var executionSuccessful: Bool }
-    struct Result: Encodable {
-        var ruleId: String
-        var ruleIndex: Int
-        var level: String
-        var message: Text
-        var locations: [Location]
-        var properties: ResultProperties
-    }
-    struct Location: Encodable { var physicalLocation: PhysicalLocation }
-    struct PhysicalLocation: Encodable { var artifactLocation: ArtifactLocation }
-    struct ArtifactLocation: Encodable { var uri: String }
-    struct ResultProperties: Encodable {
-        var category: String
-        var type: String
-        var `where`: String
-        var encoding: String
-        var evidence: String
-        var transport: String
-        var method: String
-        var host: String
-        var tracker: String?
-        var thirdParty: Bool
-        var flow: Int?
-        var time: String?
-        var confidence: Double?
-        var severity: String
-        var inner: String?
-        var urlTruncated: Bool?
-        enum CodingKeys: String, CodingKey {
-            case category, type, `where`, encoding, evidence, transport, method, host, tracker
-            case thirdParty = "third_party", flow, time, confidence, severity, inner, urlTruncated = "url_truncated"
-        }
-    }
     struct RunProperties: Encodable {
         var verdict: String
         var requests: Int

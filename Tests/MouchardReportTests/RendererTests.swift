@@ -39,7 +39,7 @@ func sarifSchemaErrors(_ bytes: [UInt8]) throws -> [String] {
         #expect(md.contains("> **Device identifiers and precise location left the device, to 2 companies\\.**"))
         #expect(md.contains("| Device IDs | 3 | 3 | 2 | 2 | 2 |"))
         #expect(md.contains("## Data flows"))
-        #expect(md.contains("t\\.tracker\\-one\\.example"))
+        #expect(md.contains("t\\.tracker-one\\.example"))
         #expect(!md.contains("<"))
     }
 
