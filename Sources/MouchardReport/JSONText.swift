@@ -8,6 +8,12 @@ enum JSONText {
     /// U+2028/U+2029 too (so the document is also safe to embed in a script).
     static func string(_ s: String, into out: inout String) {
         out += "\""
+        // Fast path: nothing to escape (0xE2 may start U+2028/U+2029, so it takes the slow path).
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2 }) {
+            out += s
+            out += "\""
+            return
+        }
         for u in s.unicodeScalars {
             switch u {
             case "\"": out += "\\\""

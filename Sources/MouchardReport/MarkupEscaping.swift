@@ -50,9 +50,22 @@ public enum MarkupEscaping {
         markdown(VisibleText.shown(text, limit: limit))
     }
 
+    /// Unreserved and reserved characters of RFC 3986 (`%` is checked apart).
+    private static func isURIByte(_ b: UInt8) -> Bool {
+        switch b {
+        case 0x61...0x7A, 0x41...0x5A, 0x30...0x39: true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ":"), UInt8(ascii: "/"),
+             UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "@"), UInt8(ascii: "!"),
+             UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"),
+             UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="): true
+        default: false
+        }
+    }
+
     /// A URI reference safe for SARIF's `artifactLocation.uri` (RFC 3986): bytes outside the URI
     /// character set are percent-encoded, and a `%` not followed by two hex digits becomes `%25`.
     public static func uriReference(_ text: String) -> String {
+        if text.utf8.allSatisfy(isURIByte) { return text }
         let bytes = Array(text.utf8)
         var out = ""
         var i = 0
@@ -61,9 +74,7 @@ public enum MarkupEscaping {
         }
         while i < bytes.count {
             let b = bytes[i]
-            let allowed = (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39)
-                || "-._~:/?#[]@!$&'()*+,;=".utf8.contains(b)
-            if allowed {
+            if isURIByte(b) {
                 out.unicodeScalars.append(Unicode.Scalar(b))
             } else if b == 0x25, i + 2 < bytes.count, isHex(bytes[i + 1]), isHex(bytes[i + 2]) {
                 out += "%"

@@ -8,6 +8,8 @@ public enum VisibleText {
 
     /// `text` with invisible characters tagged and cut to `limit` characters (then `… (N chars)`).
     public static func shown(_ text: String, limit: Int = defaultLimit) -> String {
+        // Fast path: short printable ASCII is shown as is.
+        if text.utf8.count <= limit && text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         var out = ""
         var kept = 0
         var total = 0
