@@ -13,6 +13,9 @@ public struct Inspector: Sendable {
     public let knownValues: KnownValueMatcher?
     public let attribution: any DestinationAttributing
     public let extractor: FieldExtractor
+    /// Skip the decode walk for requests whose raw bytes cannot hold a profile value (profile
+    /// mode only; see `needsWalk`). On by default; off to measure or debug the walk itself.
+    public var rawPrefilter = true
 
     /// `profile` switches on known-value matching (exact device values in any encoding); without it
     /// the pattern rules (shapes, validators, key hints) are used.
@@ -79,6 +82,11 @@ public struct Inspector: Sendable {
     }
 
     func detect(_ request: HTTPRequest, facts: RequestFacts, transport: FlowTransport) -> [Detection] {
+        if rawPrefilter, let kv = knownValues,
+           !kv.needsWalk(request, pathAndQuery: facts.pathAndQuery, passwordKeys: rules.passwordKeys,
+                         cleartext: transport == .http || request.scheme == "http") {
+            return []
+        }
         let extracted = extractor.extract(request, facts: facts)
         var out = DetectionSet()
         if let kv = knownValues {

@@ -148,8 +148,6 @@ private struct Walker {
                 if let n = parseDecimal(decoded[...]) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
                 var d = o
                 d.decodings.append("url")
-                // The raw form is scanned too: known values may be matched in their encoded form.
-                emit(rawValue, o)
                 leaf(decoded[...], d, depth: depth + 1)
             } else {
                 if let n = parseDecimal(rawValue) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
