@@ -455,14 +455,14 @@ private struct Walker {
 
     // MARK: leaves
 
-    /// Records one value and tries to decode it further.
+    /// Records one value and tries to decode it further. A value that parses as a structure
+    /// (JSON, XML, a form, a compressed blob) is not recorded whole: its parts are, each with its
+    /// own inner path, so findings point at the exact field.
     mutating func leaf(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
         guard !bytes.isEmpty, !full else { return }
-        emit(bytes, origin)
-        guard depth < config.maxDepth else { return }
-        numbersInString(bytes, origin)
+        guard depth < config.maxDepth else { emit(bytes, origin); return }
         let trimmed = trimSpace(bytes)
-        guard trimmed.count >= 4 else { return }
+        guard trimmed.count >= 4 else { emit(bytes, origin); return }
         // Compressed blobs.
         if let (inflated, how) = inflateByMagic(trimmed) {
             var o = origin
@@ -472,16 +472,16 @@ private struct Walker {
         }
         let first = trimmed[trimmed.startIndex]
         // JSON inside a string.
-        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-            if let v = try? JSONParser().parse(trimmed) {
-                walkJSON(v, path: (origin.inner ?? "$") , key: origin.key, parentKey: origin.parentKey, origin: origin, topLevel: false, depth: depth + 1)
-                return
-            }
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let v = try? JSONParser().parse(trimmed) {
+            walkJSON(v, path: (origin.inner ?? "$"), key: origin.key, parentKey: origin.parentKey, origin: origin, topLevel: false, depth: depth + 1)
+            return
         }
         if first == UInt8(ascii: "<"), trimmed.last == UInt8(ascii: ">") {
             walkXML(trimmed, origin: origin, topLevel: false, depth: depth + 1)
             return
         }
+        emit(bytes, origin)
+        numbersInString(bytes, origin)
         // Percent-encoding left in a value (double encoding, or a header/JSON string holding it).
         if ByteCodecs.hasPercentEscape(trimmed), let decoded = ByteCodecs.percentDecode(trimmed, plusAsSpace: false) {
             var o = origin
