@@ -66,12 +66,12 @@ public struct Inspector: Sendable {
             var where_ = d.origin.location
             var inner = d.origin.inner
             if let w = d.whereOverride { where_ = w.location; inner = w.inner }
-            let company = info.company.map { " (\($0))" } ?? ""
-            let how = d.encoding == "plain" ? "in clear" : "encoded as \(d.encoding)"
+            let company = info.company.map { " (" + $0 + ")" } ?? ""
+            let how = d.encoding == "plain" ? "in clear" : "encoded as " + d.encoding
             return Finding(category: d.category, type: d.type, request: req, destination: destination, where: where_,
                            encoding: d.encoding, evidence: maskEvidence(d.evidence), rule: d.rule, transport: flow.transport.rawValue,
                            flow: flow.id, confidence: d.confidence, severity: d.severity,
-                           description: "\(d.what) sent to \(host)\(company) in \(where_)\(inner.map { " → \($0)" } ?? "") \(how).",
+                           description: d.what + " sent to " + host + company + " in " + where_ + (inner.map { " → " + $0 } ?? "") + " " + how + ".",
                            time: time, inner: inner)
         }
     }

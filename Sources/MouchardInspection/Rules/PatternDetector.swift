@@ -9,11 +9,12 @@ struct PatternDetector {
     init(rules: RuleSet) { self.rules = rules.rules }
 
     func detect(_ extracted: FieldExtractor.Result, into out: inout DetectionSet) {
+        let pathTokens = keyTokens(extracted.path)
         for field in extracted.fields {
             let place = placeOf(field.origin.location)
             for rule in rules where rule.places.isEmpty || rule.places.contains(place) {
                 guard rule.category != "location" else { continue }
-                let keyScore = rule.score(key: field.origin.key, parentKey: field.origin.parentKey, pathTokens: extracted.pathTokens)
+                let keyScore = rule.score(key: field.origin.key, parentKey: field.origin.parentKey, pathTokens: pathTokens)
                 // Cheap exit: even a perfect candidate could not reach the threshold.
                 guard keyScore + max(0, rule.uppercaseWeight) >= rule.threshold else { continue }
                 let whole = trimSpace(field.bytes)
