@@ -104,7 +104,7 @@ public struct Inspector: Sendable {
                 let t = hit.target
                 // A variant matched inside an encoded blob (base64 fragment) explains less than the
                 // same value found after decoding the blob: let the decoded hit win the dedupe.
-                let confidence = t.transform.hasSuffix("base64") && !t.transform.contains("+") ? 0.95 : 1.0
+                let confidence = t.transform == "base64" ? 0.95 : 1.0
                 out.add(Detection(category: t.category, type: t.type, origin: field.origin,
                                   encoding: field.origin.encodingChain(first: t.transform), evidence: hit.matched,
                                   rule: "profile.\(t.type)", confidence: confidence, severity: severity(of: t.category),
