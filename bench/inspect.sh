@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Inspector throughput on the dev corpus replicated (release build, one core): MB/s of request data and
 # requests/s, median of runs, with each device's full profile; add --pattern for pattern mode.
-#   bench/inspect.sh [--pattern] [--mb 64] [--runs 5]
+#   bench/inspect.sh [--pattern] [--no-prefilter] [--mb 64] [--runs 5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus=../shared/corpus/dev

@@ -13,6 +13,9 @@ public struct Inspector: Sendable {
     public let knownValues: KnownValueMatcher?
     public let attribution: any DestinationAttributing
     public let extractor: FieldExtractor
+    /// Skip the decode walk for requests whose raw bytes cannot hold a profile value (profile
+    /// mode only; see `needsWalk`). On by default; off to measure or debug the walk itself.
+    public var rawPrefilter = true
 
     /// `profile` switches on known-value matching (exact device values in any encoding); without it
     /// the pattern rules (shapes, validators, key hints) are used.
@@ -63,12 +66,12 @@ public struct Inspector: Sendable {
             var where_ = d.origin.location
             var inner = d.origin.inner
             if let w = d.whereOverride { where_ = w.location; inner = w.inner }
-            let company = info.company.map { " (\($0))" } ?? ""
-            let how = d.encoding == "plain" ? "in clear" : "encoded as \(d.encoding)"
+            let company = info.company.map { " (" + $0 + ")" } ?? ""
+            let how = d.encoding == "plain" ? "in clear" : "encoded as " + d.encoding
             return Finding(category: d.category, type: d.type, request: req, destination: destination, where: where_,
                            encoding: d.encoding, evidence: maskEvidence(d.evidence), rule: d.rule, transport: flow.transport.rawValue,
                            flow: flow.id, confidence: d.confidence, severity: d.severity,
-                           description: "\(d.what) sent to \(host)\(company) in \(where_)\(inner.map { " → \($0)" } ?? "") \(how).",
+                           description: d.what + " sent to " + host + company + " in " + where_ + (inner.map { " → " + $0 } ?? "") + " " + how + ".",
                            time: time, inner: inner)
         }
     }
@@ -79,6 +82,11 @@ public struct Inspector: Sendable {
     }
 
     func detect(_ request: HTTPRequest, facts: RequestFacts, transport: FlowTransport) -> [Detection] {
+        if rawPrefilter, let kv = knownValues,
+           !kv.needsWalk(request, pathAndQuery: facts.pathAndQuery, passwordKeys: rules.passwordKeys,
+                         cleartext: transport == .http || request.scheme == "http") {
+            return []
+        }
         let extracted = extractor.extract(request, facts: facts)
         var out = DetectionSet()
         if let kv = knownValues {
@@ -96,7 +104,7 @@ public struct Inspector: Sendable {
                 let t = hit.target
                 // A variant matched inside an encoded blob (base64 fragment) explains less than the
                 // same value found after decoding the blob: let the decoded hit win the dedupe.
-                let confidence = t.transform.hasSuffix("base64") && !t.transform.contains("+") ? 0.95 : 1.0
+                let confidence = t.transform == "base64" ? 0.95 : 1.0
                 out.add(Detection(category: t.category, type: t.type, origin: field.origin,
                                   encoding: field.origin.encodingChain(first: t.transform), evidence: hit.matched,
                                   rule: "profile.\(t.type)", confidence: confidence, severity: severity(of: t.category),

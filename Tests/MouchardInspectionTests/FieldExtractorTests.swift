@@ -130,3 +130,21 @@ struct FieldExtractorTests {
 /// Lets tests pass a request directly.
 struct HTTPRequestLike { var request: MouchardFlow.HTTPRequest }
 import MouchardFlow
+
+@Suite("Base64url JSON in a query value")
+struct Base64URLQueryTests {
+    @Test func innerPathOfBase64urlJSON() throws {
+        let v = TestSupport.base64url(#"{"idfa":"8C1F6A2E-5B3D-4E7F-A9C1-2D4E6F8A0B13","geo":{"la":45.764,"lo":4.836},"slot":"interstitial"}"#)
+        let r = TestSupport.request("GET", "https://ads.example/b?u=\(v)&z=1")
+        let res = FieldExtractor().extract(r)
+        let f = try #require(res.fields.first { String(decoding: $0.bytes, as: UTF8.self) == "8C1F6A2E-5B3D-4E7F-A9C1-2D4E6F8A0B13" })
+        #expect(f.origin.inner == "$.idfa")
+        #expect(f.origin.encodingChain() == "base64")
+        let padded = "eyJpZGZhIjoiOEMxRjZBMkUtNUIzRC00RTdGLUE5QzEtMkQ0RTZGOEEwQjEzIiwiZ2VvIjp7ImxhIjo0NS43NjQsImxvIjo0LjgzNn0sInNsb3QiOiJpbnRlcnN0aXRpYWwifQ%3D%3D"
+        let r2 = TestSupport.request("GET", "http://ads.example/v1/pixel?e=view&u=\(padded)")
+        let all = FieldExtractor().extract(r2).fields.map { "\($0.origin.location) \($0.origin.inner ?? "-") \($0.origin.decodings) \(String(decoding: $0.bytes, as: UTF8.self).prefix(30))" }
+        let g = FieldExtractor().extract(r2).fields.first { String(decoding: $0.bytes, as: UTF8.self) == "8C1F6A2E-5B3D-4E7F-A9C1-2D4E6F8A0B13" }
+        #expect(g?.origin.inner == "$.idfa", "\(all)")
+        #expect(g?.origin.encodingChain() == "base64+url")
+    }
+}

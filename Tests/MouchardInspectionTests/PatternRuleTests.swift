@@ -86,3 +86,13 @@ struct PatternRuleTests {
     }
 }
 import MouchardFlow
+
+@Suite("Pattern rules: names are people, not events")
+struct PersonNameTests {
+    @Test func eventAndScreenNamesAreNotPeople() throws {
+        let inspector = Inspector(rules: try TestSupport.rules())
+        let events = #"{"events":[{"name":"Add To Cart"},{"name":"Home Screen"}],"screen":{"name":"Order Details"}}"#
+        #expect(!inspector.detect(TestSupport.request("POST", "https://a.example/e", text: events)).contains { $0.category == "name" })
+        #expect(inspector.detect(TestSupport.request("POST", "https://a.example/u", text: #"{"user":{"name":"Jane Roe"}}"#)).contains { $0.category == "name" })
+    }
+}

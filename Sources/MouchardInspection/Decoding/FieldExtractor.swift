@@ -22,8 +22,8 @@ public struct FieldExtractor: Sendable {
         public var groups: [NumberGroup] = []
         /// Problems met while decoding (kept for diagnostics; decoding goes on).
         public var notes: [String] = []
-        /// Lower-case tokens of the URL path's segments (for path hints).
-        public var pathTokens: [String] = []
+        /// The URL path (for path hints; tokenized only by the detectors that use it).
+        public var path: String = ""
     }
 
     public func extract(_ request: HTTPRequest) -> Result { extract(request, facts: RequestFacts(request)) }
@@ -35,7 +35,7 @@ public struct FieldExtractor: Sendable {
         let q = target.firstIndex(of: UInt8(ascii: "?"))
         let pathEnd = q ?? target.firstIndex(of: UInt8(ascii: "#")) ?? target.count
         w.walkPath(target[0..<pathEnd])
-        w.result.pathTokens = keyTokens(String(decoding: target[0..<pathEnd], as: UTF8.self))
+        w.result.path = String(decoding: target[0..<pathEnd], as: UTF8.self)
         if let q {
             let end = target[(q + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? target.count
             w.walkForm(target[(q + 1)..<end], prefix: "query:", origin: FieldOrigin(location: "query"), depth: 0)
@@ -91,7 +91,7 @@ private struct Walker {
                 continue
             }
             if skippedHeaders.contains(name) { continue }
-            let origin = FieldOrigin(location: "header:\(field.name)", key: field.name)
+            let origin = FieldOrigin(location: "header:" + field.name, key: field.name)
             if let n = parseDecimal(field.valueBytes[...]) { members.append(.init(key: field.name, value: n.value, decimals: n.decimals)) }
             leaf(field.valueBytes[...], origin, depth: 0)
         }
@@ -115,7 +115,7 @@ private struct Walker {
             var value = p[(eq + 1)...]
             if value.count >= 2, value.first == 0x22, value.last == 0x22 { value = value.dropFirst().dropLast() }
             if let n = parseDecimal(value) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
-            leaf(value, FieldOrigin(location: "cookie:\(name)", key: name), depth: 0)
+            leaf(value, FieldOrigin(location: "cookie:" + name, key: name), depth: 0)
         }
     }
 
@@ -148,8 +148,6 @@ private struct Walker {
                 if let n = parseDecimal(decoded[...]) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
                 var d = o
                 d.decodings.append("url")
-                // The raw form is scanned too: known values may be matched in their encoded form.
-                emit(rawValue, o)
                 leaf(decoded[...], d, depth: depth + 1)
             } else {
                 if let n = parseDecimal(rawValue) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
@@ -280,7 +278,7 @@ private struct Walker {
                 }
             }
             var o = origin
-            o.location = "multipart:\(name)"
+            o.location = "multipart:" + name
             o.key = name
             walkDocument(part, contentType: partType, origin: o, topLevel: false, depth: depth + 1)
         }
@@ -292,7 +290,7 @@ private struct Walker {
         if full { return }
         func at(_ p: String, key: String, parent: String) -> FieldOrigin {
             var o = origin
-            if topLevel { o.location = "\(origin.location):\(p)" } else { o.inner = p }
+            if topLevel { o.location = origin.location + ":" + p } else { o.inner = p }
             o.key = key
             o.parentKey = parent
             return o
@@ -322,9 +320,9 @@ private struct Walker {
             var numbers: [NumberGroup.Member] = []
             for (i, item) in items.enumerated() {
                 if case .number(let t) = item.kind, items.count <= 3, let n = parseDecimal(t[...]) {
-                    numbers.append(.init(key: "\(i)", value: n.value, decimals: n.decimals))
+                    numbers.append(.init(key: String(i), value: n.value, decimals: n.decimals))
                 }
-                walkJSON(item, path: "\(path)[\(i)]", key: key, parentKey: parentKey, origin: origin, topLevel: topLevel, depth: depth)
+                walkJSON(item, path: path + "[" + String(i) + "]", key: key, parentKey: parentKey, origin: origin, topLevel: topLevel, depth: depth)
             }
             if numbers.count >= 2 {
                 let o = at(path, key: key, parent: parentKey)
@@ -457,14 +455,14 @@ private struct Walker {
 
     // MARK: leaves
 
-    /// Records one value and tries to decode it further.
+    /// Records one value and tries to decode it further. A value that parses as a structure
+    /// (JSON, XML, a form, a compressed blob) is not recorded whole: its parts are, each with its
+    /// own inner path, so findings point at the exact field.
     mutating func leaf(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
         guard !bytes.isEmpty, !full else { return }
-        emit(bytes, origin)
-        guard depth < config.maxDepth else { return }
-        numbersInString(bytes, origin)
+        guard depth < config.maxDepth else { emit(bytes, origin); return }
         let trimmed = trimSpace(bytes)
-        guard trimmed.count >= 4 else { return }
+        guard trimmed.count >= 4 else { emit(bytes, origin); return }
         // Compressed blobs.
         if let (inflated, how) = inflateByMagic(trimmed) {
             var o = origin
@@ -474,16 +472,16 @@ private struct Walker {
         }
         let first = trimmed[trimmed.startIndex]
         // JSON inside a string.
-        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-            if let v = try? JSONParser().parse(trimmed) {
-                walkJSON(v, path: (origin.inner ?? "$") , key: origin.key, parentKey: origin.parentKey, origin: origin, topLevel: false, depth: depth + 1)
-                return
-            }
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let v = try? JSONParser().parse(trimmed) {
+            walkJSON(v, path: (origin.inner ?? "$"), key: origin.key, parentKey: origin.parentKey, origin: origin, topLevel: false, depth: depth + 1)
+            return
         }
         if first == UInt8(ascii: "<"), trimmed.last == UInt8(ascii: ">") {
             walkXML(trimmed, origin: origin, topLevel: false, depth: depth + 1)
             return
         }
+        emit(bytes, origin)
+        numbersInString(bytes, origin)
         // Percent-encoding left in a value (double encoding, or a header/JSON string holding it).
         if ByteCodecs.hasPercentEscape(trimmed), let decoded = ByteCodecs.percentDecode(trimmed, plusAsSpace: false) {
             var o = origin

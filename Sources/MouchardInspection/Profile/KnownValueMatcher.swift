@@ -90,7 +90,7 @@ public struct KnownValueMatcher: Sendable {
         bytes.withUnsafeBufferPointer { buf in
             matcher.forEachMatch(in: buf) { m in
                 let t = targets[m.pattern]
-                out.append(Hit(target: t, matched: String(decoding: buf[m.start..<m.end], as: UTF8.self)))
+                out.append(Hit(target: t, matched: String(decoding: UnsafeBufferPointer(rebasing: buf[m.start..<m.end]), as: UTF8.self)))
             }
         }
         if !phoneDigits.isEmpty { phoneHits(bytes, into: &out) }
@@ -134,7 +134,7 @@ public struct KnownValueMatcher: Sendable {
                 if let t = phoneDigits[k] { targets = t; key = k }
             }
             if let targets {
-                let text = String(decoding: bytes[start...last], as: UTF8.self)
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start...last]), as: UTF8.self)
                 for t in targets { out.append(Hit(target: t, matched: text)) }
             }
         }

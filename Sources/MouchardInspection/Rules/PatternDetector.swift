@@ -9,11 +9,12 @@ struct PatternDetector {
     init(rules: RuleSet) { self.rules = rules.rules }
 
     func detect(_ extracted: FieldExtractor.Result, into out: inout DetectionSet) {
+        let pathTokens = keyTokens(extracted.path)
         for field in extracted.fields {
             let place = placeOf(field.origin.location)
             for rule in rules where rule.places.isEmpty || rule.places.contains(place) {
                 guard rule.category != "location" else { continue }
-                let keyScore = rule.score(key: field.origin.key, parentKey: field.origin.parentKey, pathTokens: extracted.pathTokens)
+                let keyScore = rule.score(key: field.origin.key, parentKey: field.origin.parentKey, pathTokens: pathTokens)
                 // Cheap exit: even a perfect candidate could not reach the threshold.
                 guard keyScore + max(0, rule.uppercaseWeight) >= rule.threshold else { continue }
                 let whole = trimSpace(field.bytes)
@@ -226,6 +227,8 @@ struct PatternDetector {
             case .personName:
                 let words = text.split(separator: " ").filter { !$0.isEmpty }
                 guard (2...4).contains(words.count), words.allSatisfy({ w in w.first?.isUppercase == true && w.allSatisfy { $0.isLetter || $0 == "-" || $0 == "'" } }) else { return false }
+                // Event, screen and product names look like names too ("Add To Cart", "Home Screen").
+                if words.contains(where: { nonNameWords.contains($0.lowercased()) }) { return false }
             case .notRoleAccount:
                 let localPart = text.lowercased().split(separator: "@").first.map(String.init) ?? ""
                 let roles = ["support", "contact", "info", "help", "noreply", "no-reply", "donotreply", "do-not-reply", "admin", "sales",
@@ -250,3 +253,15 @@ func luhn(_ text: String) -> Bool {
     }
     return sum % 10 == 0
 }
+
+/// Words that make a capitalized phrase an event, screen, product or place rather than a person.
+let nonNameWords: Set<String> = [
+    "the", "to", "of", "and", "for", "with", "in", "on", "at", "by", "my", "your", "new", "all", "app",
+    "add", "cart", "view", "open", "opened", "close", "closed", "screen", "page", "button", "tap", "click",
+    "purchase", "checkout", "start", "started", "complete", "completed", "search", "sign", "login", "logout",
+    "up", "out", "home", "settings", "profile", "account", "order", "payment", "subscribe", "share", "level",
+    "game", "play", "video", "music", "track", "song", "album", "product", "item", "store", "shop", "street",
+    "avenue", "road", "city", "park", "station", "airport", "hotel", "restaurant", "cafe", "bank", "inc",
+    "ltd", "llc", "gmbh", "sa", "sas", "corp", "company", "team", "support", "service", "pro", "premium",
+    "free", "plus", "edition", "version", "update", "install", "session", "event", "error", "success",
+]

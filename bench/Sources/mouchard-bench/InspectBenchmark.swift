@@ -5,7 +5,7 @@ import MouchardInspection
 /// `mouchard-bench inspect [--pattern] [--mb N] [--runs N] HAR:PROFILE...`: inspector throughput on
 /// the given captures replicated to about N MB of request data (request line, headers and body as
 /// sent), one core, with each capture's full device profile (all variants) or with the pattern rules.
-/// Prints MB/s and requests/s, median of the runs.
+/// Prints MB/s and requests/s, median of the runs. `--no-prefilter` walks every request.
 var inspectBenchmark: Benchmark {
     Benchmark(name: "inspect", summary: "Inspector throughput (MB/s, requests/s) on replicated captures", run: runInspectBenchmark)
 }
@@ -18,6 +18,7 @@ private func requestBytes(_ r: HTTPRequest) -> Int {
 
 private func runInspectBenchmark(_ args: [String]) throws {
     var pattern = false
+    var prefilter = true
     var targetMB = 64.0
     var runs = 5
     var rulesDir = "Rules"
@@ -26,6 +27,7 @@ private func runInspectBenchmark(_ args: [String]) throws {
     while i < args.count {
         switch args[i] {
         case "--pattern": pattern = true
+        case "--no-prefilter": prefilter = false
         case "--mb": i += 1; targetMB = Double(args[i]) ?? targetMB
         case "--runs": i += 1; runs = max(1, Int(args[i]) ?? runs)
         case "--rules": i += 1; rulesDir = args[i]
@@ -51,7 +53,8 @@ private func runInspectBenchmark(_ args: [String]) throws {
         if !pattern, let profilePath {
             profile = try DeviceProfile.load([UInt8](try Data(contentsOf: URL(fileURLWithPath: profilePath))), file: profilePath)
         }
-        let inspector = Inspector(rules: rules, profile: profile)
+        var inspector = Inspector(rules: rules, profile: profile)
+        inspector.rawPrefilter = prefilter
         if let kv = inspector.knownValues {
             print("inspect: \(har): \(flows.count) requests, profile \(kv.patternCount) variants, \(kv.matcher.stateCount) DFA states")
         }
