@@ -20,6 +20,10 @@ enum CaptureScanInput {
         URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: io.currentDirectory, isDirectory: true))
     }
 
+    /// Findings come from requests: response bodies are not kept (their framing is still parsed
+    /// to pair requests and responses), which saves copying most of a capture's bytes.
+    static let limits = ReassemblyLimits(responseBodyBytes: 0)
+
     /// Reads the capture, hands each flow to `inspect`, and returns the extraction (without flows).
     /// A bad record is reported by the caller from `readError`; what came before it is inspected.
     static func scan(_ path: String, io: CommandIO, inspect: (Flow) throws -> Void) throws -> CaptureExtraction {
@@ -27,7 +31,7 @@ enum CaptureScanInput {
         let result: CaptureExtraction
         do {
             result = try withoutActuallyEscaping(inspect) { inspect in
-                try CaptureFileExtractor.extract(path: resolve(path, io: io).path, collect: false) { flow in
+                try CaptureFileExtractor.extract(path: resolve(path, io: io).path, limits: limits, collect: false) { flow in
                     guard failure == nil else { return }
                     do { try inspect(flow) } catch { failure = error }
                 }

@@ -14,6 +14,7 @@ public enum Mouchard {
         VersionCommand.self,
         ScanCommand.self,
         ReportCommand.self,
+        SniffCommand.self,
         CACommand.self,
     ]
 

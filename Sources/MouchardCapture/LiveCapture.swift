@@ -1,4 +1,5 @@
 import CPcap
+import Glibc
 import MouchardWire
 
 /// A live capture on one network interface through libpcap: snap length 262144, promiscuous
@@ -10,6 +11,8 @@ public final class LiveCapture {
     public static let snapLength: Int32 = 262_144
 
     private let handle: OpaquePointer
+    private let pollTimeout: Int32
+    private let selectableFD: Int32
     public let interface: String
     public let linkType: LinkType
 
@@ -37,7 +40,13 @@ public final class LiveCapture {
                 throw error
             }
         }
+        // Non-blocking: `next` waits with poll(2) itself, so a stop request (or a signal, which
+        // interrupts poll) is seen within the timeout even when no packet arrives.
+        var nbErr = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+        _ = pcap_setnonblock(h, 1, &nbErr)
         handle = h
+        pollTimeout = timeoutMilliseconds
+        selectableFD = pcap_get_selectable_fd(h)
         self.interface = interface
         self.linkType = LinkType(rawValue: UInt32(pcap_datalink(h)))
     }
@@ -58,6 +67,11 @@ public final class LiveCapture {
             let ts = Double(h.ts.tv_sec) + Double(h.ts.tv_usec) / 1e6
             return CapturedPacket(timestamp: ts, linkType: linkType, data: bytes[...], originalLength: Int(h.len))
         case 0:
+            // Nothing buffered: wait for the descriptor (or the timeout, or a signal).
+            if selectableFD >= 0 {
+                var p = pollfd(fd: selectableFD, events: Int16(POLLIN), revents: 0)
+                _ = poll(&p, 1, pollTimeout)
+            }
             return nil
         case PCAP_ERROR_BREAK:
             return nil

@@ -76,61 +76,52 @@ public struct TLSClientHello: Sendable, Hashable {
         return 4 + (Int(h[1]) << 16 | Int(h[2]) << 8 | Int(h[3]))
     }
 
-    /// Parses a handshake message that starts with a ClientHello header.
+    /// Parses a handshake message that starts with a ClientHello header (with `ByteReader`: every
+    /// length is checked against what its parent holds).
     static func parseHandshake(_ h: ArraySlice<UInt8>) -> Outcome {
-        guard h.u8(at: 0) == 1, let total = helloLength(Array(h.prefix(4))),
-              let body = h.field(at: 4, length: total - 4) else { return .notTLS }
-        guard var version = body.be16(at: 0) else { return .malformed(reason: "no version", offset: 0) }
-        var o = 2 + 32
-        guard let sidLen = body.u8(at: o) else { return .malformed(reason: "cut before session id", offset: o) }
-        o += 1 + Int(sidLen)
-        guard let csLen = body.be16(at: o) else { return .malformed(reason: "cut before cipher suites", offset: o) }
-        o += 2 + Int(csLen)
-        guard let cmLen = body.u8(at: o) else { return .malformed(reason: "cut before compression methods", offset: o) }
-        o += 1 + Int(cmLen)
-        var hello = TLSClientHello(serverName: nil, alpn: [], version: version)
-        guard let extLen = body.be16(at: o) else { return .clientHello(hello) }  // no extensions (old clients)
-        o += 2
-        guard let exts = body.field(at: o, length: Int(extLen)) else {
-            return .malformed(reason: "extensions cut", offset: o)
-        }
-        var e = 0
-        while e + 4 <= exts.count {
-            guard let et = exts.be16(at: e), let el = exts.be16(at: e + 2),
-                  let data = exts.field(at: e + 4, length: Int(el)) else {
-                return .malformed(reason: "extension cut", offset: o + e)
-            }
-            switch et {
-            case 0:  // server_name: list(2) { type(1) len(2) name }
-                var i = 2
-                while let nt = data.u8(at: i), let nl = data.be16(at: i + 1), let name = data.field(at: i + 3, length: Int(nl)) {
-                    if nt == 0 { hello.serverName = decodeFieldText(name).lowercased(); break }
-                    i += 3 + Int(nl)
-                }
-            case 16:  // ALPN: list(2) { len(1) proto }
-                var i = 2
-                while let pl = data.u8(at: i), let p = data.field(at: i + 1, length: Int(pl)) {
-                    hello.alpn.append(decodeFieldText(p))
-                    i += 1 + Int(pl)
-                }
-            case 43:  // supported_versions: len(1) { version(2) }
-                if let n = data.u8(at: 0) {
-                    var i = 1
+        var r = ByteReader(h)
+        do throws(ByteReaderError) {
+            guard try r.readUInt8() == 1 else { return .notTLS }
+            var body = try r.readReader(count: Int(try r.readUInt24()))
+            var version = try body.readUInt16()
+            try body.skip(32)                             // random
+            try body.skip(Int(try body.readUInt8()))      // session id
+            try body.skip(Int(try body.readUInt16()))     // cipher suites
+            try body.skip(Int(try body.readUInt8()))      // compression methods
+            var hello = TLSClientHello(serverName: nil, alpn: [], version: version)
+            if body.isAtEnd { return .clientHello(hello) }  // no extensions (old clients)
+            var extensions = try body.readReader(count: Int(try body.readUInt16()))
+            while !extensions.isAtEnd {
+                let type = try extensions.readUInt16()
+                var data = try extensions.readReader(count: Int(try extensions.readUInt16()))
+                switch type {
+                case 0:  // server_name: list { type(1) name<2> }
+                    var list = try data.readReader(count: Int(try data.readUInt16()))
+                    while !list.isAtEnd {
+                        let nameType = try list.readUInt8()
+                        let name = try list.readBytes(Int(try list.readUInt16()))
+                        if nameType == 0 { hello.serverName = decodeFieldText(name).lowercased(); break }
+                    }
+                case 16:  // ALPN: list { protocol<1> }
+                    var list = try data.readReader(count: Int(try data.readUInt16()))
+                    while !list.isAtEnd { hello.alpn.append(decodeFieldText(try list.readBytes(Int(try list.readUInt8())))) }
+                case 43:  // supported_versions: list<1> { version(2) }
+                    var list = try data.readReader(count: Int(try data.readUInt8()))
                     var best: UInt16 = 0
-                    while i + 2 <= 1 + Int(n), let v = data.be16(at: i) {
-                        // GREASE values look like 0x?A?A.
-                        if v & 0x0F0F != 0x0A0A { best = max(best, v) }
-                        i += 2
+                    while !list.isAtEnd {
+                        let v = try list.readUInt16()
+                        if v & 0x0F0F != 0x0A0A { best = max(best, v) }  // GREASE values look like 0x?A?A
                     }
                     if best != 0 { version = best }
+                default:
+                    break
                 }
-            default:
-                break
             }
-            e += 4 + Int(el)
+            hello.version = version
+            return .clientHello(hello)
+        } catch {
+            return .malformed(reason: error.description, offset: error.offset)
         }
-        hello.version = version
-        return .clientHello(hello)
     }
 }
 

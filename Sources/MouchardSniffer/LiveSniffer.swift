@@ -1,0 +1,68 @@
+import MouchardCapture
+import MouchardFlow
+import MouchardWire
+import Synchronization
+
+/// Live capture on an interface turned into flows as they happen: every packet is written (and
+/// flushed) to the session's pcap when one is given, then fed to a `PcapFlowExtractor`.
+///
+/// `run` blocks the calling thread until `stop()` is called (from a signal handler's flag, another
+/// thread, or a test), then ends every connection and returns what was seen. Memory stays bounded:
+/// flows are not kept, only handed to `onFlow`.
+public final class LiveSniffer {
+    private let capture: LiveCapture
+    private let writer: PcapFileWriter?
+    private let extractor: PcapFlowExtractor
+    private let stopFlag = StopFlag()
+
+    /// Called with each flow as it completes, and each DNS answer.
+    public var onFlow: ((Flow) -> Void)? {
+        get { extractor.onFlow }
+        set { extractor.onFlow = newValue }
+    }
+    public var onDNS: ((DNSObservation) -> Void)? {
+        get { extractor.onDNS }
+        set { extractor.onDNS = newValue }
+    }
+
+    public var interface: String { capture.interface }
+    public var linkType: LinkType { capture.linkType }
+    public var packetsWritten: Int { writer?.packetsWritten ?? 0 }
+
+    /// Opens `interface` (validating `filter` first) and, when `pcapPath` is set, creates that file.
+    public init(interface: String, filter: String? = nil, promiscuous: Bool = false, pcapPath: String? = nil,
+                limits: ReassemblyLimits = ReassemblyLimits()) throws {
+        if let filter, !filter.isEmpty { try BPFFilter.validate(filter) }
+        let live = try LiveCapture(interface: interface, filter: filter, promiscuous: promiscuous)
+        capture = live
+        writer = try pcapPath.map { try PcapFileWriter(path: $0, linkType: live.linkType) }
+        extractor = PcapFlowExtractor(limits: limits, collect: false)
+    }
+
+    /// Asks `run` to return (safe from any thread; seen within the capture's 100 ms poll).
+    public func stop() { stopFlag.set() }
+
+    /// Captures until `stop()` or `shouldStop()` says so; returns the extraction (flows were given to
+    /// `onFlow`), with libpcap's drop counters in `warnings` when packets were dropped.
+    public func run(shouldStop: () -> Bool = { false }) throws -> CaptureExtraction {
+        defer { writer?.close() }
+        while !stopFlag.isSet && !shouldStop() {
+            guard let packet = try capture.next() else { continue }
+            try writer?.write(packet)
+            extractor.process(packet)
+        }
+        writer?.close()
+        var result = extractor.finish()
+        if let s = capture.statistics(), s.dropped > 0 || s.interfaceDropped > 0 {
+            result.warnings.append("libpcap dropped \(s.dropped) packets (interface dropped \(s.interfaceDropped)) of \(s.received) received")
+        }
+        return result
+    }
+}
+
+/// A flag one thread sets and another reads.
+final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
+}
