@@ -73,6 +73,8 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         public var bytesReceived: Int
         public var findings: Int
         public var categories: [String]
+        /// Addresses seen for the host (DNS answers, then server addresses of its flows), at most 8.
+        public var addresses: [String]
     }
 
     /// Findings per (category, company): rows are categories, columns companies.

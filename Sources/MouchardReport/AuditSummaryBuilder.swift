@@ -62,6 +62,7 @@ struct AuditSummaryBuilder {
         var findings = 0
         var categories: Set<String> = []
         var firstSeen: Date?
+        var addresses: [String] = []
     }
 
     /// Same-flow findings are one request; without a flow id, method + URL name it.
@@ -123,6 +124,9 @@ struct AuditSummaryBuilder {
                     tally.bytesSent += Self.size(of: r)
                 }
                 if let r = flow.response { tally.bytesReceived += Self.size(of: r) }
+                if let a = flow.server?.address, !a.isEmpty, tally.addresses.count < 8, !tally.addresses.contains(a) {
+                    tally.addresses.append(a)
+                }
             }
             if flow.request != nil {
                 requests += 1
@@ -199,15 +203,23 @@ struct AuditSummaryBuilder {
         }
         if findingsOnly { requests = Set(findings.map(RequestKey.init)).count }
 
-        // Destinations.
+        // Destinations (addresses from DNS first).
+        var resolved: [String: [String]] = [:]
+        for d in dns where !d.addresses.isEmpty {
+            Self.update(&resolved[d.name.lowercased(), default: []]) { list in
+                for a in d.addresses where list.count < 8 && !list.contains(a) { list.append(a) }
+            }
+        }
         var destinations: [AuditSummary.Destination] = []
         for (host, t) in tallies {
+            var addresses = resolved[host] ?? []
+            for a in t.addresses where addresses.count < 8 && !addresses.contains(a) { addresses.append(a) }
             let a = attribution(host)
             destinations.append(AuditSummary.Destination(
                 host: host, company: a.company, trackerCategory: a.trackerCategory, thirdParty: a.thirdParty,
                 transports: t.transports.sorted(), requests: t.requests, flows: max(t.flows, t.requests),
                 bytesSent: t.bytesSent, bytesReceived: t.bytesReceived, findings: t.findings,
-                categories: CategoryNames.sorted(t.categories)))
+                categories: CategoryNames.sorted(t.categories), addresses: addresses))
         }
         destinations.sort { a, b in
             if a.findings != b.findings { return a.findings > b.findings }
