@@ -78,17 +78,6 @@ struct AuditSetup {
     }
 }
 
-extension TrackerAttribution {
-    /// The same attribution as the summary asks for it.
-    var hostAttributor: HostAttributor {
-        let me = self
-        return { host in
-            let i = me.attribute(host: host)
-            return HostAttribution(company: i.company, trackerCategory: i.category, thirdParty: i.thirdParty)
-        }
-    }
-}
-
 extension AuditSetup {
     /// Inspects the inputs' flows and builds the shared summary: what `report` renders and `scan` prints.
     func audit(_ inputs: AuditInputs, limits: AuditSummaryLimits = .standard) -> (summary: AuditSummary, findings: [Finding]) {
@@ -96,7 +85,7 @@ extension AuditSetup {
         let inspector = Inspector(rules: rules, profile: profile, attribution: attribution)
         let findings = inputs.readFindings + inspector.inspect(inputs.flows)
         let summary = AuditSummary.build(flows: inputs.flows, findings: findings, dns: inputs.dns, context: context(inputs: inputs),
-                                         attribute: attribution.hostAttributor, limits: limits)
+                                         attribute: attribution, limits: limits)
         return (summary, findings)
     }
 

@@ -11,10 +11,11 @@ extension AuditSummary {
     ///   - findings: the inspector's findings for those flows.
     ///   - dns: DNS answers seen by the sources.
     ///   - context: inputs, profile (masked), rules version... for the methodology.
-    ///   - attribute: company and first/third party of a host (tracker directory + first-party policy);
-    ///     nil = first party by `context.firstPartyDomains` only. A finding's own destination wins.
+    ///   - attribute: company and first/third party of a host (the inspector's attribution: tracker
+    ///     directory + first-party policy); nil = `FirstPartyDomains(context.firstPartyDomains)`.
+    ///     A finding's own destination wins.
     public static func build(flows: [Flow], findings: [Finding], dns: [DNSObservation] = [],
-                             context: AuditContext, attribute: HostAttributor? = nil,
+                             context: AuditContext, attribute: (any DestinationAttributing)? = nil,
                              limits: AuditSummaryLimits = .standard) -> AuditSummary {
         var builder = AuditSummaryBuilder(context: context, attribute: attribute, limits: limits)
         return builder.build(flows: flows, findings: findings, dns: dns)
@@ -24,24 +25,24 @@ extension AuditSummary {
 /// The working state of `AuditSummary.build`: one pass over flows, one over findings, then caps.
 struct AuditSummaryBuilder {
     let context: AuditContext
-    let attribute: HostAttributor?
+    let attribute: any DestinationAttributing
     let limits: AuditSummaryLimits
-    private var attributions: [String: HostAttribution] = [:]
+    private var attributions: [String: DestinationInfo] = [:]
     private var findingDestinations: [String: FindingDestination] = [:]
 
-    init(context: AuditContext, attribute: HostAttributor?, limits: AuditSummaryLimits) {
+    init(context: AuditContext, attribute: (any DestinationAttributing)?, limits: AuditSummaryLimits) {
         self.context = context
-        self.attribute = attribute
+        self.attribute = attribute ?? FirstPartyDomains(context.firstPartyDomains)
         self.limits = limits
     }
 
     /// Attribution of `host`: the findings' destination facts over the attributor's.
-    mutating func attribution(_ host: String) -> HostAttribution {
+    mutating func attribution(_ host: String) -> DestinationInfo {
         if let a = attributions[host] { return a }
-        var a = attribute?(host) ?? HostAttribution.byDomains(host, firstParty: context.firstPartyDomains)
+        var a = attribute.attribute(host: host)
         if let d = findingDestinations[host] {
             a.company = d.tracker ?? a.company
-            a.trackerCategory = d.trackerCategory ?? a.trackerCategory
+            a.category = d.trackerCategory ?? a.category
             a.thirdParty = d.thirdParty
         }
         attributions[host] = a
@@ -216,7 +217,7 @@ struct AuditSummaryBuilder {
             for a in t.addresses where addresses.count < 8 && !addresses.contains(a) { addresses.append(a) }
             let a = attribution(host)
             destinations.append(AuditSummary.Destination(
-                host: host, company: a.company, trackerCategory: a.trackerCategory, thirdParty: a.thirdParty,
+                host: host, company: a.company, trackerCategory: a.category, thirdParty: a.thirdParty,
                 transports: t.transports.sorted(), requests: t.requests, flows: max(t.flows, t.requests),
                 bytesSent: t.bytesSent, bytesReceived: t.bytesReceived, findings: t.findings,
                 categories: CategoryNames.sorted(t.categories), addresses: addresses))
@@ -385,8 +386,8 @@ struct AuditSummaryBuilder {
                                           findingPatterns: omittedPatterns, matrixCompanies: omittedCompanies))
     }
 
-    private static func metadataHost(_ host: String, _ a: HostAttribution) -> AuditSummary.MetadataOnlyHost {
-        AuditSummary.MetadataOnlyHost(host: host, seenIn: [], company: a.company, trackerCategory: a.trackerCategory,
+    private static func metadataHost(_ host: String, _ a: DestinationInfo) -> AuditSummary.MetadataOnlyHost {
+        AuditSummary.MetadataOnlyHost(host: host, seenIn: [], company: a.company, trackerCategory: a.category,
                                       thirdParty: a.thirdParty, firstSeen: nil, addresses: [])
     }
 

@@ -31,10 +31,7 @@ import MouchardInspection
                                    app: "dev corpus (\(device))", deviceName: profile.name,
                                    deviceProfile: [MaskedValue(field: "identifiers.idfa", value: "9F556435-F8AA-4567-BC63-F47D66BC8C22")],
                                    rulesVersion: "Rules/ (test)")
-        let summary = AuditSummary.build(flows: flows, findings: findings, context: context, attribute: { host in
-            let i = attribution.attribute(host: host)
-            return HostAttribution(company: i.company, trackerCategory: i.category, thirdParty: i.thirdParty)
-        })
+        let summary = AuditSummary.build(flows: flows, findings: findings, context: context, attribute: attribution)
         return Run(summary: summary, findings: findings, flows: flows)
     }
 

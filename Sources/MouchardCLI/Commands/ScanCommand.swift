@@ -80,7 +80,7 @@ struct ScanCommand: MouchardCommand {
                                    firstPartyDomains: args.all("--first-party"), deviceName: profile?.name,
                                    deviceProfile: profile.map(AuditSetup.masked) ?? [], rulesVersion: rulesDescription)
         let summary = AuditSummary.build(flows: flows, findings: findings, dns: dns, context: context,
-                                         attribute: attribution.hostAttributor)
+                                         attribute: attribution)
         if format == "jsonl" { for f in findings { io.out(try jsonLine(f)) } }
         switch format {
         case "json":

@@ -24,9 +24,9 @@ func runReportBenchmark(_ args: [String]) throws {
 
     let context = AuditContext(toolVersion: "bench", inputs: ["synthetic"], source: "synthetic session of \(count) flows",
                                app: "Bench", firstPartyDomains: ["bench-app.example"], rulesVersion: "bench")
-    let attribute: HostAttributor = { host in
+    let attribute = ClosureAttribution { host in
         let company = host.split(separator: ".").dropFirst().first.map { "Company \($0)" }
-        return HostAttribution(company: host.hasPrefix("api.") ? nil : company, trackerCategory: "analytics",
+        return DestinationInfo(company: host.hasPrefix("api.") ? nil : company, category: "analytics",
                                thirdParty: !host.hasSuffix("bench-app.example"))
     }
     let total = Date()
