@@ -3,7 +3,7 @@ SWIFT ?= swift
 BIN_DEBUG = .build/debug/mouchard
 BIN_RELEASE = .build/release/mouchard
 
-.PHONY: deps build release demo test fuzz bench clean
+.PHONY: deps build release demo test fuzz bench clean report-screenshot
 
 ## deps: install the Debian packages the build and tests need (idempotent, quiet when present)
 deps:
@@ -26,6 +26,11 @@ test: deps
 ## fuzz: the hostile-input (mutation) tests with many more seeded mutations than CI runs
 fuzz: deps
 	MOUCHARD_FUZZ_ITERATIONS=$${MOUCHARD_FUZZ_ITERATIONS:-20000} $(SWIFT) test --filter 'MutationTests|HostileInputTests'
+
+## report-screenshot: HTML report of the dev corpus (iOS device) and a PNG of it, in captures/
+report-screenshot: deps
+	$(SWIFT) build -c release --product mouchard
+	./scripts/report-screenshot.sh $(BIN_RELEASE)
 
 clean:
 	rm -rf .build

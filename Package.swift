@@ -51,7 +51,7 @@ let package = Package(
         // Benchmarks driven by the scripts in bench/ (release build).
         .executableTarget(name: "mouchard-bench", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardCodec", "MouchardInspection", "MouchardSniffer",
-            "MouchardCapture", "MouchardTLS", "MouchardPosix",
+            "MouchardCapture", "MouchardTLS", "MouchardPosix", "MouchardReport",
         ], path: "bench/Sources/mouchard-bench"),
 
         .testTarget(name: "MouchardWireTests", dependencies: ["MouchardWire"]),
@@ -61,7 +61,8 @@ let package = Package(
         .testTarget(name: "MouchardInspectionTests", dependencies: ["MouchardInspection", "MouchardFlow", "MouchardCodec", "MouchardWire"]),
         .testTarget(name: "MouchardSnifferTests", dependencies: ["MouchardSniffer", "MouchardCapture", "MouchardFlow"]),
         .testTarget(name: "MouchardProxyTests", dependencies: ["MouchardProxy", "MouchardTLS", "MouchardPosix"]),
-        .testTarget(name: "MouchardReportTests", dependencies: ["MouchardReport", "MouchardInspection"]),
+        .testTarget(name: "MouchardReportTests", dependencies: ["MouchardReport", "MouchardInspection"],
+                    resources: [.copy("Resources")]),
         .testTarget(name: "MouchardCLITests", dependencies: ["MouchardCLI"]),
     ]
 )

@@ -12,8 +12,9 @@ public enum Mouchard {
         ExportCommand.self,
         FlowsCommand.self,
         VersionCommand.self,
-        SniffCommand.self,
         ScanCommand.self,
+        ReportCommand.self,
+        SniffCommand.self,
         CACommand.self,
     ]
 

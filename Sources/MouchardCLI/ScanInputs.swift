@@ -1,6 +1,7 @@
 import Foundation
 import MouchardFlow
 import MouchardInspection
+import MouchardStore
 
 /// Loads what `scan` (and later other commands) inspect: flows from HAR files and, as their
 /// sources land, session folders and captures. Each loader returns `[Flow]`; the inspector never
@@ -9,12 +10,13 @@ enum ScanInputs {
     static func loadFlows(_ path: String, io: CommandIO) throws -> [Flow] {
         let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: io.currentDirectory, isDirectory: true))
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw CLIError("\(path): no such file or directory")
+        let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+        // A session: its folder, or a plain name under captures/.
+        if isDirectory.boolValue || (!exists && !path.contains("/") && !path.contains(".")) {
+            let store = try SessionFiles.openSession(path, io: io, create: false)
+            return try SessionFiles.clarifying(io) { () throws(StoreError) in try store.flows() }
         }
-        if isDirectory.boolValue {
-            throw CLIError("\(path): scanning a session folder needs the session store (not available in this build); export it as HAR")
-        }
+        guard exists else { throw CLIError("\(path): no such file or directory") }
         let data = try Data(contentsOf: url)
         do {
             return try HARReader.read(data)
@@ -61,6 +63,17 @@ enum ScanInputs {
             sets.append(try RuleFileLoader.load(bytes, file: displayPath(file)))
         }
         return try RuleFileLoader.merge(sets)
+    }
+
+    /// `trackers.json` of the rule directory, when there is one.
+    static func loadTrackers(_ dir: URL) throws -> TrackerDirectory? {
+        let file = dir.appendingPathComponent("trackers.json")
+        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        do {
+            return try TrackerDirectory(jsonData: data, file: displayPath(file))
+        } catch {
+            throw CLIError("\(error)")
+        }
     }
 
     static func loadProfile(_ path: String, io: CommandIO) throws -> DeviceProfile {

@@ -13,6 +13,9 @@ public struct Inspector: Sendable {
     public let knownValues: KnownValueMatcher?
     public let attribution: any DestinationAttributing
     public let extractor: FieldExtractor
+    /// Skip the decode walk for requests whose raw bytes cannot hold a profile value (profile
+    /// mode only; see `needsWalk`). On by default; off to measure or debug the walk itself.
+    public var rawPrefilter = true
 
     /// `profile` switches on known-value matching (exact device values in any encoding); without it
     /// the pattern rules (shapes, validators, key hints) are used.
@@ -26,35 +29,65 @@ public struct Inspector: Sendable {
     }
 
     /// The findings of one flow, one per (category, type, where), most confident first kept.
+    /// This is what live sources (proxy, sniffer) call as each flow completes.
     public func inspect(_ flow: Flow) -> [Finding] {
         guard let request = flow.request else { return [] }
-        let detections = detect(request, transport: flow.transport)
-        guard !detections.isEmpty else { return [] }
-        let host = request.host.isEmpty ? flow.host : request.host
+        let facts = RequestFacts(request)
+        return findings(flow, facts, detect(request, facts: facts, transport: flow.transport))
+    }
+
+    /// Findings of many flows (a capture file, a session), in flow order. In pattern mode the
+    /// whole capture is used to tell the device's own position from places it looked up: when
+    /// most coordinate pairs cluster in one spot, pairs far from it (a searched city, a
+    /// destination) are dropped. Per-flow `inspect(_:)` cannot do that.
+    public func inspect(_ flows: [Flow]) -> [Finding] {
+        var perFlow: [(Flow, RequestFacts, [Detection])] = []
+        for flow in flows {
+            guard let request = flow.request else { continue }
+            let facts = RequestFacts(request)
+            perFlow.append((flow, facts, detect(request, facts: facts, transport: flow.transport)))
+        }
+        if knownValues == nil, let consensus = LocationConsensus(perFlow.flatMap { $0.2.compactMap(\.coordinate) }) {
+            perFlow = perFlow.map { flow, facts, ds in
+                (flow, facts, ds.filter { d in d.coordinate.map { consensus.keeps($0) } ?? true })
+            }
+        }
+        return perFlow.flatMap { findings($0.0, $0.1, $0.2) }
+    }
+
+    func findings(_ flow: Flow, _ facts: RequestFacts, _ detections: [Detection]) -> [Finding] {
+        guard let request = flow.request, !detections.isEmpty else { return [] }
+        let host = facts.host.isEmpty ? flow.host : facts.host
         let info = attribution.attribute(host: host)
         let destination = FindingDestination(host: host, tracker: info.company, trackerCategory: info.category, thirdParty: info.thirdParty)
-        let req = FindingRequest(method: request.method, url: request.url)
+        let req = FindingRequest(method: request.method, url: facts.url)
         let time = isoTime(flow.timings.started)
         return detections.map { d in
             var where_ = d.origin.location
             var inner = d.origin.inner
             if let w = d.whereOverride { where_ = w.location; inner = w.inner }
-            let company = info.company.map { " (\($0))" } ?? ""
-            let how = d.encoding == "plain" ? "in clear" : "encoded as \(d.encoding)"
+            let company = info.company.map { " (" + $0 + ")" } ?? ""
+            let how = d.encoding == "plain" ? "in clear" : "encoded as " + d.encoding
             return Finding(category: d.category, type: d.type, request: req, destination: destination, where: where_,
                            encoding: d.encoding, evidence: maskEvidence(d.evidence), rule: d.rule, transport: flow.transport.rawValue,
                            flow: flow.id, confidence: d.confidence, severity: d.severity,
-                           description: "\(d.what) sent to \(host)\(company) in \(where_)\(inner.map { " → \($0)" } ?? "") \(how).",
+                           description: d.what + " sent to " + host + company + " in " + where_ + (inner.map { " → " + $0 } ?? "") + " " + how + ".",
                            time: time, inner: inner)
         }
     }
 
-    /// Findings of many flows, in flow order.
-    public func inspect(_ flows: [Flow]) -> [Finding] { flows.flatMap { inspect($0) } }
-
     /// What the detectors saw in one request (before destination and request are attached).
     public func detect(_ request: HTTPRequest, transport: FlowTransport = .https) -> [Detection] {
-        let extracted = extractor.extract(request)
+        detect(request, facts: RequestFacts(request), transport: transport)
+    }
+
+    func detect(_ request: HTTPRequest, facts: RequestFacts, transport: FlowTransport) -> [Detection] {
+        if rawPrefilter, let kv = knownValues,
+           !kv.needsWalk(request, pathAndQuery: facts.pathAndQuery, passwordKeys: rules.passwordKeys,
+                         cleartext: transport == .http || request.scheme == "http") {
+            return []
+        }
+        let extracted = extractor.extract(request, facts: facts)
         var out = DetectionSet()
         if let kv = knownValues {
             profileDetections(kv, extracted, into: &out)
@@ -69,11 +102,19 @@ public struct Inspector: Sendable {
         for field in extracted.fields {
             for hit in kv.hits(in: field.bytes) {
                 let t = hit.target
+                // A variant matched inside an encoded blob (base64 fragment) explains less than the
+                // same value found after decoding the blob: let the decoded hit win the dedupe.
+                let confidence = t.transform == "base64" ? 0.95 : 1.0
                 out.add(Detection(category: t.category, type: t.type, origin: field.origin,
                                   encoding: field.origin.encodingChain(first: t.transform), evidence: hit.matched,
-                                  rule: "profile.\(t.type)", confidence: 1.0, severity: severity(of: t.category),
+                                  rule: "profile.\(t.type)", confidence: confidence, severity: severity(of: t.category),
                                   what: describe(category: t.category, type: t.type)))
             }
+        }
+        for (t, origin, text) in kv.splitNameHits(extracted.fields) {
+            out.add(Detection(category: t.category, type: t.type, origin: origin, encoding: origin.encodingChain(),
+                              evidence: text, rule: "profile.\(t.type)", confidence: 0.9, severity: severity(of: t.category),
+                              what: describe(category: t.category, type: t.type)))
         }
         for group in extracted.groups {
             for (a, b) in group.candidatePairs() where a.decimals >= kv.minimumDecimals && b.decimals >= kv.minimumDecimals {
@@ -99,6 +140,8 @@ public struct Detection: Sendable, Hashable {
     public var what: String
     /// For a pair of fields (coordinates): the combined location.
     public var whereOverride: Place?
+    /// For a location: the point itself.
+    public var coordinate: Coordinate?
 
     /// A location and inner path.
     public struct Place: Sendable, Hashable {
@@ -134,11 +177,13 @@ public struct Detection: Sendable, Hashable {
         } else {
             place = Place(location: group.prefix + "\(a.key),\(b.key)", inner: nil)
         }
-        return Detection(category: "location", type: "coordinates",
+        var d = Detection(category: "location", type: "coordinates",
                          origin: FieldOrigin(location: place.location, inner: place.inner, decodings: group.decodings, key: a.key),
                          encoding: FieldOrigin(location: "", decodings: group.decodings).encodingChain(),
                          evidence: "\(a.value),\(b.value)", rule: rule, confidence: confidence, severity: "high",
                          what: "The device's location", whereOverride: place)
+        d.coordinate = Coordinate(latitude: a.value, longitude: b.value)
+        return d
     }
 }
 
@@ -187,7 +232,10 @@ func severity(of category: String) -> String {
 }
 
 func describe(category: String, type: String) -> String {
-    let names: [String: String] = [
+    typeDescriptions[type] ?? "A \(category) value (\(type))"
+}
+
+private let typeDescriptions: [String: String] = [
         "udid": "The device's UDID", "idfa": "The device's IDFA", "idfv": "The device's IDFV",
         "android_id": "The device's Android ID", "advertising_id": "The device's advertising ID",
         "imei": "The device's IMEI", "imsi": "The SIM's IMSI", "iccid": "The SIM's ICCID", "serial": "The device's serial number",
@@ -196,10 +244,15 @@ func describe(category: String, type: String) -> String {
         "contact-phone": "A contact's phone number", "contact-email": "A contact's e-mail address",
         "password": "A password", "basic-auth": "HTTP Basic credentials",
     ]
-    return names[type] ?? "A \(category) value (\(type))"
-}
 
 func isoTime(_ date: Date) -> String? {
-    guard date.timeIntervalSince1970 > 0 else { return nil }
-    return date.formatted(.iso8601)
+    let t = date.timeIntervalSince1970
+    guard t > 0, t < 1e11 else { return nil }
+    var seconds = time_t(t.rounded(.down))
+    var parts = tm()
+    guard gmtime_r(&seconds, &parts) != nil else { return nil }
+    func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    let ms = Int((t - t.rounded(.down)) * 1000)
+    let msText = ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
+    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(msText)Z"
 }

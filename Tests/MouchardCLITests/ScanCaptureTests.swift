@@ -36,7 +36,9 @@ import Testing
         // Same top-level fields, plus destinations.
         #expect(Set(p.document.keys) == Set(h.document.keys).union(["destinations"]))
         let destinations = p.document["destinations"] as? [[String: Any]] ?? []
-        #expect(destinations.contains { ($0["transports"] as? [String])?.contains("tls") == true })
+        // The shared summary's destinations: TLS the capture could not read is `tls-not-decrypted`.
+        #expect(destinations.contains { ($0["transports"] as? [String])?.contains("tls-not-decrypted") == true })
+        #expect(destinations.contains { !(($0["addresses"] as? [String]) ?? []).isEmpty })
     }
 
     @Test func cutCaptureReportsWhatCameBeforeAndTheOffset() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import MouchardFlow
 import MouchardInspection
+import MouchardReport
 import MouchardSniffer
 
 /// `mouchard scan INPUT...`: inspects captured traffic and lists what leaked, to whom, how hidden.
@@ -10,8 +11,8 @@ struct ScanCommand: MouchardCommand {
         abstract: "find device identifiers, contacts, location, phone numbers and e-mails in captured traffic",
         usage: "INPUT... [--device FILE] [--rules DIR] [--first-party DOMAIN]... [--format text|json|jsonl] [--fail-on CATEGORY[,...]]",
         discussion: """
-        INPUT is a HAR file or a pcap/pcapng capture (told apart by content; a capture also gives a
-        destinations summary: hosts named by HTTP Host, TLS SNI or DNS). With --device, the device's own values are searched in every encoding
+        INPUT is a HAR file, a pcap/pcapng capture (told apart by content) or a session (its folder, or
+        NAME for captures/NAME). With --device, the device's own values are searched in every encoding
         (exact matches); without it, pattern rules (shapes, validators, key names) are used.
         Exit status: 0, or 3 when a finding's category is listed in --fail-on (CI gates); 1 on an
         invalid device profile or rule file (one line: file:line:column: what).
@@ -42,50 +43,52 @@ struct ScanCommand: MouchardCommand {
             }
             failOn.insert(c)
         }
-        let rules = try ScanInputs.loadRules(try ScanInputs.rulesDirectory(args.value("--rules"), io: io))
+        let rulesDirectory = try ScanInputs.rulesDirectory(args.value("--rules"), io: io)
+        let rules = try ScanInputs.loadRules(rulesDirectory)
+        let trackers = try ScanInputs.loadTrackers(rulesDirectory)
         let profile = try args.value("--device").map { try ScanInputs.loadProfile($0, io: io) }
-        let attribution = FirstPartyDomains(args.all("--first-party"))
-        let inspector = Inspector(rules: rules, profile: profile, attribution: attribution)
 
-        var findings: [Finding] = []
-        var requests = 0
+        var flows: [Flow] = []
+        var dns: [DNSObservation] = []
+        var sources: [String] = []
         var destinations: [CaptureDestination] = []
         var captureErrors: [String] = []
         for input in args.positionals {
+            let name = (input as NSString).lastPathComponent
             if CaptureScanInput.isCapture(input, io: io) {
-                let extraction = try CaptureScanInput.scan(input, io: io) { flow in
-                    if flow.request != nil { requests += 1 }
-                    let found = inspector.inspect(flow)
-                    if format == "jsonl" { for f in found { io.out(try jsonLine(f)) } }
-                    findings += found
-                }
+                let extraction = try CaptureScanInput.scan(input, io: io) { flow in flows.append(flow) }
                 destinations += extraction.destinations
+                dns += extraction.dns
+                sources.append("\(extraction.format ?? "capture") file \(name)")
                 if let e = extraction.readError { captureErrors.append("\(input): \(e) (everything before it was scanned)") }
                 continue
             }
-            let flows = try ScanInputs.loadFlows(input, io: io)
-            requests += flows.filter { $0.request != nil }.count
-            for flow in flows {
-                let found = inspector.inspect(flow)
-                if format == "jsonl" { for f in found { io.out(try jsonLine(f)) } }
-                findings += found
-            }
+            flows += try ScanInputs.loadFlows(input, io: io)
+            var isFolder: ObjCBool = false
+            let path = URL(fileURLWithPath: input, relativeTo: URL(fileURLWithPath: io.currentDirectory, isDirectory: true)).path
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+            sources.append("\(exists && !isFolder.boolValue ? "HAR file" : "session") \(name)")
         }
+        let attribution = TrackerAttribution(trackers: trackers, firstParty: args.all("--first-party"), flows: flows)
+        let inspector = Inspector(rules: rules, profile: profile, attribution: attribution)
+        let findings = inspector.inspect(flows)
+        // The summary shared with `report` (verdict, destinations, data flows...).
+        var rulesDescription = "\(rules.rules.count) pattern rules in \(rules.files.count) files"
+        if trackers != nil { rulesDescription += " + trackers.json" }
+        let context = AuditContext(toolVersion: Mouchard.version, inputs: args.positionals,
+                                   source: sources.joined(separator: "; "),
+                                   firstPartyDomains: args.all("--first-party"), deviceName: profile?.name,
+                                   deviceProfile: profile.map(AuditSetup.masked) ?? [], rulesVersion: rulesDescription)
+        let summary = AuditSummary.build(flows: flows, findings: findings, dns: dns, context: context,
+                                         attribute: attribution)
+        if format == "jsonl" { for f in findings { io.out(try jsonLine(f)) } }
         switch format {
         case "json":
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
-            let json: Data
-            if destinations.isEmpty {
-                json = try encoder.encode(FindingsDocument(tool: .init(version: Mouchard.version), inputs: args.positionals,
-                                                           requests: requests, findings: findings))
-            } else {
-                json = try encoder.encode(CaptureFindingsDocument(tool: .init(version: Mouchard.version), inputs: args.positionals,
-                                                                  requests: requests, findings: findings, destinations: destinations))
-            }
-            io.out(String(decoding: json, as: UTF8.self) + "\n")
+            // spec/findings.md's fields (tool, inputs, requests, findings) plus the summary sections
+            // (its `destinations` cover the capture's hosts: transports, flows, bytes).
+            io.out(String(decoding: try FindingsJSON.render(summary, findings: findings), as: UTF8.self))
         case "text":
-            io.out(TextSummary.render(findings: findings, requests: requests, mode: profile == nil ? "pattern rules" : "device profile"))
+            io.out(TextSummary.render(summary, findings: findings, mode: profile == nil ? "pattern rules" : "device profile"))
             io.out(CaptureScanInput.renderDestinations(destinations))
         default:
             break
@@ -105,27 +108,24 @@ struct ScanCommand: MouchardCommand {
 
 /// The human summary of `scan`: per category, then per destination, with masked evidence.
 enum TextSummary {
-    static func render(findings: [Finding], requests: Int, mode: String) -> String {
-        let summary = InspectionSummary(findings: findings, requests: requests)
-        var s = "mouchard scan: \(requests) requests inspected (\(mode)), \(summary.leakingRequests) leaking, \(findings.count) findings\n"
+    static func render(_ summary: AuditSummary, findings: [Finding], mode: String) -> String {
+        let v = summary.verdict
+        var s = "mouchard scan: \(v.requests) requests inspected (\(mode)), \(v.leakingRequests) leaking, \(v.findings) findings\n"
         if findings.isEmpty { return s + "nothing found\n" }
-        s += "\nper category (requests / findings):\n"
-        for (cat, n) in summary.findingsPerCategory.sorted(by: { $0.value > $1.value }) {
-            s += "  \(pad(cat, 14)) \(summary.requestsPerCategory[cat] ?? 0) / \(n)\n"
-        }
+        s += "\n" + SummaryText.render(summary, hostLimit: 0)
         s += "\nper destination:\n"
-        for d in summary.destinations {
-            let who = d.company.map { " (\($0))" } ?? ""
+        for d in summary.destinations where d.findings > 0 {
+            let who = d.company.map { " (\(VisibleText.shown($0, limit: 60)))" } ?? ""
             let party = d.thirdParty ? "third party" : "first party"
-            s += "\n  \(d.host)\(who), \(party): \(d.requests) requests\n"
-            let mine = findings.filter { $0.destination.host == d.host }
-            var shown = Set<String>()
-            for f in mine {
-                let key = "\(f.category)|\(f.type)|\(f.where)|\(f.encoding)"
-                guard shown.insert(key).inserted else { continue }
-                let inner = f.inner.map { " → \($0)" } ?? ""
-                s += "    \(pad(f.category, 13)) \(pad(f.type, 15)) \(f.where)\(inner)  [\(f.encoding)]  \(f.evidence)\n"
-                if shown.count >= 40 { s += "    …\n"; break }
+            s += "\n  \(VisibleText.shown(d.host, limit: 120))\(who), \(party): \(d.requests) requests\n"
+            for g in summary.findingGroups where g.host == d.host {
+                for p in g.patterns {
+                    let inner = p.inner.map { " → \(VisibleText.shown($0, limit: 80))" } ?? ""
+                    s += "    \(pad(g.category, 13)) \(pad(VisibleText.shown(p.type, limit: 40), 15)) \(VisibleText.shown(p.where, limit: 80))\(inner)"
+                    s += "  [\(VisibleText.shown(p.encoding, limit: 40))]  \(VisibleText.shown(p.evidence, limit: 60))"
+                    s += p.occurrences > 1 ? "  ×\(p.occurrences)\n" : "\n"
+                }
+                if g.omittedPatterns > 0 { s += "    … \(g.omittedPatterns) more\n" }
             }
         }
         return s

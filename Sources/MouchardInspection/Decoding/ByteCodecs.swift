@@ -131,7 +131,9 @@ enum ByteCodecs {
     }
 
     /// True when `bytes` is valid UTF-8 and at least 90% printable (tabs and newlines allowed).
-    static func looksLikeText(_ bytes: [UInt8]) -> Bool {
+    static func looksLikeText(_ bytes: [UInt8]) -> Bool { looksLikeText(bytes[...]) }
+
+    static func looksLikeText(_ bytes: ArraySlice<UInt8>) -> Bool {
         guard !bytes.isEmpty else { return false }
         var bad = 0
         var ascii = true

@@ -32,7 +32,8 @@ public struct FieldOrigin: Sendable, Hashable {
 
 /// A leaf value extracted from a request, as bytes, with its origin.
 public struct ExtractedField: Sendable {
-    public var bytes: [UInt8]
+    /// The value's bytes (a slice of the request or of a decoded layer: no copy).
+    public var bytes: ArraySlice<UInt8>
     public var origin: FieldOrigin
     /// True when the value was a number in its container (JSON number, protobuf varint).
     public var isNumber: Bool

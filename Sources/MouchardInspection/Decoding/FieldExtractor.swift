@@ -22,12 +22,24 @@ public struct FieldExtractor: Sendable {
         public var groups: [NumberGroup] = []
         /// Problems met while decoding (kept for diagnostics; decoding goes on).
         public var notes: [String] = []
+        /// The URL path (for path hints; tokenized only by the detectors that use it).
+        public var path: String = ""
     }
 
-    public func extract(_ request: HTTPRequest) -> Result {
+    public func extract(_ request: HTTPRequest) -> Result { extract(request, facts: RequestFacts(request)) }
+
+    func extract(_ request: HTTPRequest, facts: RequestFacts) -> Result {
         var w = Walker(config: self)
-        w.walkPath(request.path)
-        if let q = request.query { w.walkForm(Array(q.utf8)[...], prefix: "query:", origin: FieldOrigin(location: "query"), depth: 0) }
+        // Split the target once (path, then query up to a fragment).
+        let target = Array(facts.pathAndQuery.utf8)
+        let q = target.firstIndex(of: UInt8(ascii: "?"))
+        let pathEnd = q ?? target.firstIndex(of: UInt8(ascii: "#")) ?? target.count
+        w.walkPath(target[0..<pathEnd])
+        w.result.path = String(decoding: target[0..<pathEnd], as: UTF8.self)
+        if let q {
+            let end = target[(q + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? target.count
+            w.walkForm(target[(q + 1)..<end], prefix: "query:", origin: FieldOrigin(location: "query"), depth: 0)
+        }
         w.walkHeaders(request.headers)
         w.walkBody(request)
         return w.result
@@ -55,17 +67,16 @@ private struct Walker {
 
     mutating func emit(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, isNumber: Bool = false) {
         guard !full, !bytes.isEmpty else { return }
-        result.fields.append(ExtractedField(bytes: Array(bytes), origin: origin, isNumber: isNumber))
+        result.fields.append(ExtractedField(bytes: bytes, origin: origin, isNumber: isNumber))
     }
 
     // MARK: URL path
 
-    mutating func walkPath(_ path: String) {
+    mutating func walkPath(_ path: ArraySlice<UInt8>) {
         var previous = ""
-        for segment in path.split(separator: "/") where !segment.isEmpty {
-            let bytes = Array(segment.utf8)
-            leaf(bytes[...], FieldOrigin(location: "url", key: previous), depth: 0)
-            previous = String(segment)
+        for segment in path.split(separator: UInt8(ascii: "/")) where !segment.isEmpty {
+            leaf(segment, FieldOrigin(location: "url", key: previous), depth: 0)
+            previous = String(decoding: segment, as: UTF8.self)
         }
     }
 
@@ -80,7 +91,7 @@ private struct Walker {
                 continue
             }
             if skippedHeaders.contains(name) { continue }
-            let origin = FieldOrigin(location: "header:\(field.name)", key: field.name)
+            let origin = FieldOrigin(location: "header:" + field.name, key: field.name)
             if let n = parseDecimal(field.valueBytes[...]) { members.append(.init(key: field.name, value: n.value, decimals: n.decimals)) }
             leaf(field.valueBytes[...], origin, depth: 0)
         }
@@ -90,6 +101,12 @@ private struct Walker {
     }
 
     mutating func walkCookies(_ bytes: [UInt8]) {
+        var members: [NumberGroup.Member] = []
+        defer {
+            if members.count >= 2 {
+                result.groups.append(NumberGroup(prefix: "cookie:", inner: nil, decodings: [], containerKey: "", members: members, fromOneString: false))
+            }
+        }
         for part in bytes.split(separator: UInt8(ascii: ";")) {
             var p = part
             while let f = p.first, f == 0x20 { p = p.dropFirst() }
@@ -97,7 +114,8 @@ private struct Walker {
             let name = String(decoding: p[p.startIndex..<eq], as: UTF8.self)
             var value = p[(eq + 1)...]
             if value.count >= 2, value.first == 0x22, value.last == 0x22 { value = value.dropFirst().dropLast() }
-            leaf(value, FieldOrigin(location: "cookie:\(name)", key: name), depth: 0)
+            if let n = parseDecimal(value) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
+            leaf(value, FieldOrigin(location: "cookie:" + name, key: name), depth: 0)
         }
     }
 
@@ -130,8 +148,6 @@ private struct Walker {
                 if let n = parseDecimal(decoded[...]) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
                 var d = o
                 d.decodings.append("url")
-                // The raw form is scanned too: known values may be matched in their encoded form.
-                emit(rawValue, o)
                 leaf(decoded[...], d, depth: depth + 1)
             } else {
                 if let n = parseDecimal(rawValue) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
@@ -182,18 +198,19 @@ private struct Walker {
 
     /// A whole document (a body, a multipart part): by content type, else by shape.
     mutating func walkDocument(_ bytes: ArraySlice<UInt8>, contentType: String, origin: FieldOrigin, topLevel: Bool, depth: Int) {
-        if contentType.contains("multipart/"), let boundary = boundaryParameter(contentType) {
+        if asciiContains(contentType, "multipart/"), let boundary = boundaryParameter(contentType) {
             walkMultipart(bytes, boundary: boundary, origin: origin, depth: depth)
             return
         }
-        if contentType.contains("x-www-form-urlencoded") {
+        if asciiContains(contentType, "x-www-form-urlencoded") {
             walkForm(bytes, prefix: topLevel ? "form:" : "", origin: origin, depth: depth)
             return
         }
-        if contentType.contains("protobuf") || contentType.contains("grpc") || contentType.contains("octet-stream")
-            || contentType.contains("x-thrift") || !ByteCodecs.looksLikeText(Array(bytes.prefix(512))) {
+        let isGRPC = asciiContains(contentType, "grpc")
+        if isGRPC || asciiContains(contentType, "protobuf") || asciiContains(contentType, "octet-stream")
+            || asciiContains(contentType, "x-thrift") || !ByteCodecs.looksLikeText(bytes.prefix(512)) {
             var payload = bytes
-            if contentType.contains("grpc"), payload.count >= 5, payload[payload.startIndex] == 0 {
+            if isGRPC, payload.count >= 5, payload[payload.startIndex] == 0 {
                 payload = payload.dropFirst(5)
             }
             if walkProtobuf(payload, origin: origin, topLevel: topLevel, path: "pb", depth: depth) { return }
@@ -251,7 +268,7 @@ private struct Walker {
             if part.last == 13 { part = part.dropLast() }
             var name = "part"
             var partType = ""
-            for line in headerText.split(whereSeparator: { $0 == "\r" || $0 == "\n" }) {
+            for line in headerText.split(whereSeparator: \.isNewline) {
                 let l = line.lowercased()
                 if l.hasPrefix("content-disposition"), let r = line.range(of: "name=\"") {
                     let rest = line[r.upperBound...]
@@ -261,7 +278,7 @@ private struct Walker {
                 }
             }
             var o = origin
-            o.location = "multipart:\(name)"
+            o.location = "multipart:" + name
             o.key = name
             walkDocument(part, contentType: partType, origin: o, topLevel: false, depth: depth + 1)
         }
@@ -273,7 +290,7 @@ private struct Walker {
         if full { return }
         func at(_ p: String, key: String, parent: String) -> FieldOrigin {
             var o = origin
-            if topLevel { o.location = "\(origin.location):\(p)" } else { o.inner = p }
+            if topLevel { o.location = origin.location + ":" + p } else { o.inner = p }
             o.key = key
             o.parentKey = parent
             return o
@@ -303,9 +320,9 @@ private struct Walker {
             var numbers: [NumberGroup.Member] = []
             for (i, item) in items.enumerated() {
                 if case .number(let t) = item.kind, items.count <= 3, let n = parseDecimal(t[...]) {
-                    numbers.append(.init(key: "\(i)", value: n.value, decimals: n.decimals))
+                    numbers.append(.init(key: String(i), value: n.value, decimals: n.decimals))
                 }
-                walkJSON(item, path: "\(path)[\(i)]", key: key, parentKey: parentKey, origin: origin, topLevel: topLevel, depth: depth)
+                walkJSON(item, path: path + "[" + String(i) + "]", key: key, parentKey: parentKey, origin: origin, topLevel: topLevel, depth: depth)
             }
             if numbers.count >= 2 {
                 let o = at(path, key: key, parent: parentKey)
@@ -438,14 +455,14 @@ private struct Walker {
 
     // MARK: leaves
 
-    /// Records one value and tries to decode it further.
+    /// Records one value and tries to decode it further. A value that parses as a structure
+    /// (JSON, XML, a form, a compressed blob) is not recorded whole: its parts are, each with its
+    /// own inner path, so findings point at the exact field.
     mutating func leaf(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
         guard !bytes.isEmpty, !full else { return }
-        emit(bytes, origin)
-        guard depth < config.maxDepth else { return }
-        numbersInString(bytes, origin)
+        guard depth < config.maxDepth else { emit(bytes, origin); return }
         let trimmed = trimSpace(bytes)
-        guard trimmed.count >= 4 else { return }
+        guard trimmed.count >= 4 else { emit(bytes, origin); return }
         // Compressed blobs.
         if let (inflated, how) = inflateByMagic(trimmed) {
             var o = origin
@@ -455,16 +472,16 @@ private struct Walker {
         }
         let first = trimmed[trimmed.startIndex]
         // JSON inside a string.
-        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-            if let v = try? JSONParser().parse(trimmed) {
-                walkJSON(v, path: (origin.inner ?? "$") , key: origin.key, parentKey: origin.parentKey, origin: origin, topLevel: false, depth: depth + 1)
-                return
-            }
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let v = try? JSONParser().parse(trimmed) {
+            walkJSON(v, path: (origin.inner ?? "$"), key: origin.key, parentKey: origin.parentKey, origin: origin, topLevel: false, depth: depth + 1)
+            return
         }
         if first == UInt8(ascii: "<"), trimmed.last == UInt8(ascii: ">") {
             walkXML(trimmed, origin: origin, topLevel: false, depth: depth + 1)
             return
         }
+        emit(bytes, origin)
+        numbersInString(bytes, origin)
         // Percent-encoding left in a value (double encoding, or a header/JSON string holding it).
         if ByteCodecs.hasPercentEscape(trimmed), let decoded = ByteCodecs.percentDecode(trimmed, plusAsSpace: false) {
             var o = origin
@@ -482,6 +499,8 @@ private struct Walker {
 
     mutating func tryHex(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
         guard bytes.count >= 8, bytes.count % 2 == 0, bytes.count <= 1 << 16 else { return }
+        // Hex text of printable ASCII starts with a digit 2-7 in every pair: check before allocating.
+        guard bytes.allSatisfy({ hexNibble($0) != nil }) else { return }
         guard let decoded = ByteCodecs.hexDecode(bytes), ByteCodecs.looksLikeText(decoded), decoded.contains(where: { isASCIIAlnum($0) }) else { return }
         // Digits-only hex decodes to punctuation; demand some letters or digits in the text.
         var o = origin
@@ -504,7 +523,9 @@ private struct Walker {
             i = end
             guard run.count >= config.minBase64Length else { continue }
             // Plain words, numbers and hex strings are not worth decoding.
-            if run.allSatisfy({ hexNibble($0) != nil }) { continue }
+            if run.allSatisfy({ hexNibble($0) != nil || $0 == 0x2D }) { continue }
+            // Encoded data mixes upper and lower case or letters and digits; words and paths do not.
+            if !looksLikeBase64Run(run) { continue }
             tried += 1
             guard let decoded = ByteCodecs.base64Decode(run), decoded.count >= 4 else { continue }
             var o = origin
@@ -633,4 +654,43 @@ extension Substring {
         while let l = s.last, set.contains(l) { s.removeLast() }
         return String(s)
     }
+}
+
+/// ASCII substring test on UTF-8 (no Foundation: this runs for every document).
+func asciiContains(_ haystack: String, _ needle: StaticString) -> Bool {
+    asciiContains(haystack, UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount))
+}
+
+func asciiContains(_ haystack: String, _ needle: String) -> Bool {
+    var needle = needle
+    return needle.withUTF8 { asciiContains(haystack, $0) }
+}
+
+func asciiContains(_ haystack: String, _ n: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard n.count > 0 else { return true }
+    var h = haystack
+    return h.withUTF8 { hay in
+        guard hay.count >= n.count else { return false }
+        var i = 0
+        while i + n.count <= hay.count {
+            if hay[i] == n[0] {
+                var ok = true
+                for k in 1..<n.count where hay[i + k] != n[k] { ok = false; break }
+                if ok { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+}
+
+/// Cheap test before decoding a run of base64 characters: real encodings of 9+ bytes almost always
+/// mix upper case, lower case and digits (or end in padding); words, paths and numbers do not.
+func looksLikeBase64Run(_ run: ArraySlice<UInt8>) -> Bool {
+    var upper = false, lower = false, digit = false
+    for b in run {
+        if b >= 0x41 && b <= 0x5A { upper = true } else if b >= 0x61 && b <= 0x7A { lower = true } else if b >= 0x30 && b <= 0x39 { digit = true }
+    }
+    if run.last == 0x3D { return true }
+    return (upper && lower) || (upper && digit) || (lower && digit && upper)
 }

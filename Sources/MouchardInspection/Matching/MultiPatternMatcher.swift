@@ -26,11 +26,7 @@ public struct MultiPatternMatcher: Sendable {
 
     public let patterns: [Pattern]
     public let prefixLength: Int
-    private let classOf: [UInt8]
-    private let classCount: Int
-    private let table: [Int32]
-    private let outputs: [[Int32]]
-    private let hasOutput: [Bool]
+    private let tables: Tables
 
     public init(patterns: [Pattern], prefixLength: Int = 12) {
         self.patterns = patterns
@@ -83,36 +79,28 @@ public struct MultiPatternMatcher: Sendable {
                 }
             }
         }
-        self.classOf = classOf
-        self.classCount = classes
-        self.table = goto.flatMap { $0 }
-        self.outputs = outs
-        self.hasOutput = outs.map { !$0.isEmpty }
+        self.tables = Tables(classOf: classOf, classCount: classes, goto: goto, outputs: outs, patterns: patterns)
     }
 
     /// Number of DFA states (for diagnostics and benchmarks).
-    public var stateCount: Int { outputs.count }
+    public var stateCount: Int { tables.stateCount }
 
     /// Calls `body` for every confirmed match in `haystack`.
     public func forEachMatch(in haystack: UnsafeBufferPointer<UInt8>, _ body: (Match) -> Void) {
         let n = haystack.count
-        if n == 0 || patterns.isEmpty { return }
-        table.withUnsafeBufferPointer { table in
-            classOf.withUnsafeBufferPointer { classOf in
-                hasOutput.withUnsafeBufferPointer { hasOutput in
-                    var s = 0
-                    let k = classCount
-                    for i in 0..<n {
-                        s = Int(table[s &* k &+ Int(classOf[Int(haystack[i])])])
-                        if hasOutput[s] {
-                            for pi in outputs[s] {
-                                let p = patterns[Int(pi)]
-                                let prefix = min(p.bytes.count, prefixLength)
-                                let start = i + 1 - prefix
-                                if let m = confirm(p, index: Int(pi), start: start, in: haystack) { body(m) }
-                            }
-                        }
-                    }
+        guard n > 0, !patterns.isEmpty, let h = haystack.baseAddress else { return }
+        let t = tables
+        let table = t.table, classOf = t.classOf, outStart = t.outStart, outList = t.outList
+        let k = t.classCount
+        var s = 0
+        for i in 0..<n {
+            s = Int(table[s &* k &+ Int(classOf[Int(h[i])])])
+            let o = Int(outStart[s]), e = Int(outStart[s + 1])
+            if o != e {
+                for j in o..<e {
+                    let pi = Int(outList[j])
+                    let start = i + 1 - min(Int(t.patLength[pi]), prefixLength)
+                    if let m = t.confirm(pi, start: start, prefixLength: prefixLength, in: h, count: n) { body(m) }
                 }
             }
         }
@@ -125,19 +113,75 @@ public struct MultiPatternMatcher: Sendable {
         return out
     }
 
-    private func confirm(_ p: Pattern, index: Int, start: Int, in h: UnsafeBufferPointer<UInt8>) -> Match? {
-        let end = start + p.bytes.count
-        guard start >= 0, end <= h.count else { return nil }
-        if p.caseSensitive {
-            for j in 0..<p.bytes.count where h[start + j] != p.bytes[j] { return nil }
-        } else if p.bytes.count > prefixLength {
-            for j in prefixLength..<p.bytes.count where foldASCII(h[start + j]) != foldASCII(p.bytes[j]) { return nil }
+    /// The compiled automaton in flat, manually managed memory: the scan loop touches only raw
+    /// pointers (no array bounds checks, retains or closures per byte). Immutable after init.
+    private final class Tables: @unchecked Sendable {
+        let classOf: UnsafeMutablePointer<UInt8>
+        let classCount: Int
+        let table: UnsafeMutablePointer<Int32>
+        let outStart: UnsafeMutablePointer<Int32>
+        let outList: UnsafeMutablePointer<Int32>
+        let patBytes: UnsafeMutablePointer<UInt8>
+        let patStart: UnsafeMutablePointer<Int32>
+        let patLength: UnsafeMutablePointer<Int32>
+        let patFlags: UnsafeMutablePointer<UInt8>
+        let stateCount: Int
+
+        init(classOf: [UInt8], classCount: Int, goto: [[Int32]], outputs: [[Int32]], patterns: [Pattern]) {
+            self.classCount = classCount
+            self.stateCount = goto.count
+            self.classOf = .allocate(capacity: 256)
+            self.classOf.initialize(from: classOf, count: 256)
+            self.table = .allocate(capacity: max(1, goto.count * classCount))
+            for (i, row) in goto.enumerated() { (table + i * classCount).initialize(from: row, count: classCount) }
+            let totalOut = outputs.reduce(0) { $0 + $1.count }
+            self.outStart = .allocate(capacity: outputs.count + 1)
+            self.outList = .allocate(capacity: max(1, totalOut))
+            var at: Int32 = 0
+            for (i, o) in outputs.enumerated() {
+                outStart[i] = at
+                (outList + Int(at)).initialize(from: o, count: o.count)
+                at += Int32(o.count)
+            }
+            outStart[outputs.count] = at
+            let totalBytes = patterns.reduce(0) { $0 + $1.bytes.count }
+            self.patBytes = .allocate(capacity: max(1, totalBytes))
+            self.patStart = .allocate(capacity: max(1, patterns.count))
+            self.patLength = .allocate(capacity: max(1, patterns.count))
+            self.patFlags = .allocate(capacity: max(1, patterns.count))
+            var b = 0
+            for (i, p) in patterns.enumerated() {
+                patStart[i] = Int32(b)
+                patLength[i] = Int32(p.bytes.count)
+                patFlags[i] = (p.caseSensitive ? 1 : 0) | (p.wordBoundary ? 2 : 0)
+                (patBytes + b).initialize(from: p.bytes, count: p.bytes.count)
+                b += p.bytes.count
+            }
         }
-        if p.wordBoundary {
-            if isASCIIAlnum(p.bytes[0]), start > 0, isASCIIAlnum(h[start - 1]) { return nil }
-            if let last = p.bytes.last, isASCIIAlnum(last), end < h.count, isASCIIAlnum(h[end]) { return nil }
+
+        deinit {
+            classOf.deallocate(); table.deallocate(); outStart.deallocate(); outList.deallocate()
+            patBytes.deallocate(); patStart.deallocate(); patLength.deallocate(); patFlags.deallocate()
         }
-        return Match(pattern: index, start: start, end: end)
+
+        @inline(__always)
+        func confirm(_ pi: Int, start: Int, prefixLength: Int, in h: UnsafePointer<UInt8>, count n: Int) -> Match? {
+            let length = Int(patLength[pi])
+            let end = start + length
+            guard start >= 0, end <= n else { return nil }
+            let p = patBytes + Int(patStart[pi])
+            let flags = patFlags[pi]
+            if flags & 1 != 0 {
+                for j in 0..<length where h[start + j] != p[j] { return nil }
+            } else if length > prefixLength {
+                for j in prefixLength..<length where foldASCII(h[start + j]) != foldASCII(p[j]) { return nil }
+            }
+            if flags & 2 != 0 {
+                if isASCIIAlnum(p[0]), start > 0, isASCIIAlnum(h[start - 1]) { return nil }
+                if isASCIIAlnum(p[length - 1]), end < n, isASCIIAlnum(h[end]) { return nil }
+            }
+            return Match(pattern: pi, start: start, end: end)
+        }
     }
 }
 

@@ -29,6 +29,12 @@ public struct KnownValueMatcher: Sendable {
     /// Digit-only phone forms → targets (for numbers written with separators).
     public let phoneDigits: [String: [Target]]
     public let location: Coordinate?
+    /// Names split over fields (`first_name` + `last_name`): each part (folded, lower case) → (name, part index).
+    let nameParts: [String: [(name: Int, part: Int)]]
+    /// The split names: their target and how many parts each has.
+    let splitNames: [(target: Target, parts: Int)]
+    /// Byte lengths of the parts as they may be written (prefilter).
+    let namePartLengths: Set<Int>
     /// Minimum decimals each coordinate must carry, and the radius in metres.
     public var minimumDecimals = 2
     public var radius = 3000.0
@@ -47,6 +53,27 @@ public struct KnownValueMatcher: Sendable {
             for e in c.emails { b.addEmail(e, category: "contacts", type: "contact-email") }
             for p in c.phones { b.addPhone(p, region: region, category: "contacts", type: "contact-phone") }
         }
+        var parts: [String: [(name: Int, part: Int)]] = [:]
+        var split: [(target: Target, parts: Int)] = []
+        var lengths = Set<Int>()
+        var named: [(String, String, String)] = []
+        if let n = profile.ownerName { named.append((n, "name", "name")) }
+        for c in profile.contacts { if let n = c.name { named.append((n, "contacts", "contact-name")) } }
+        for (name, category, type) in named {
+            let words = name.split(separator: " ").map(String.init).filter { $0.count >= 2 }
+            guard words.count >= 2 else { continue }
+            let index = split.count
+            split.append((Target(category: category, type: type, transform: "plain", value: name), words.count))
+            for (k, w) in words.enumerated() {
+                let key = Self.foldName(w)
+                parts[key, default: []].append((index, k))
+                lengths.insert(w.utf8.count)
+                lengths.insert(key.utf8.count)
+            }
+        }
+        self.nameParts = parts
+        self.splitNames = split
+        self.namePartLengths = lengths
         self.matcher = MultiPatternMatcher(patterns: b.patterns)
         self.targets = b.targets
         self.phoneDigits = b.phoneDigits
@@ -56,12 +83,14 @@ public struct KnownValueMatcher: Sendable {
     public var patternCount: Int { targets.count }
 
     /// Every known value in `bytes`.
-    public func hits(in bytes: [UInt8]) -> [Hit] {
+    public func hits(in bytes: [UInt8]) -> [Hit] { hits(in: bytes[...]) }
+
+    public func hits(in bytes: ArraySlice<UInt8>) -> [Hit] {
         var out: [Hit] = []
         bytes.withUnsafeBufferPointer { buf in
             matcher.forEachMatch(in: buf) { m in
                 let t = targets[m.pattern]
-                out.append(Hit(target: t, matched: String(decoding: buf[m.start..<m.end], as: UTF8.self)))
+                out.append(Hit(target: t, matched: String(decoding: UnsafeBufferPointer(rebasing: buf[m.start..<m.end]), as: UTF8.self)))
             }
         }
         if !phoneDigits.isEmpty { phoneHits(bytes, into: &out) }
@@ -69,7 +98,11 @@ public struct KnownValueMatcher: Sendable {
     }
 
     /// Runs of digits with phone separators (`+33 (0)6 12-34.56 78`), normalized to digits.
-    func phoneHits(_ bytes: [UInt8], into out: inout [Hit]) {
+    func phoneHits(_ slice: ArraySlice<UInt8>, into out: inout [Hit]) {
+        slice.withUnsafeBufferPointer { phoneHits($0, into: &out) }
+    }
+
+    func phoneHits(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [Hit]) {
         var i = 0
         let n = bytes.count
         while i < n {
@@ -101,10 +134,37 @@ public struct KnownValueMatcher: Sendable {
                 if let t = phoneDigits[k] { targets = t; key = k }
             }
             if let targets {
-                let text = String(decoding: bytes[start...last], as: UTF8.self)
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start...last]), as: UTF8.self)
                 for t in targets { out.append(Hit(target: t, matched: text)) }
             }
         }
+    }
+
+    /// Lower case without accents, for comparing name parts.
+    static func foldName(_ s: String) -> String {
+        s.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil).lowercased().trimmingASCIISpaces()
+    }
+
+    /// Names whose every part is the whole value of some field of the request (`first_name`,
+    /// `last_name`): (target, the field holding the last part, the text seen).
+    public func splitNameHits(_ fields: [ExtractedField]) -> [(Target, FieldOrigin, String)] {
+        guard !splitNames.isEmpty else { return [] }
+        var seen: [Int: [Int: FieldOrigin]] = [:]
+        for f in fields where !f.isNumber && namePartLengths.contains(f.bytes.count) {
+            guard !f.bytes.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) else { continue }
+            let key = Self.foldName(String(decoding: f.bytes, as: UTF8.self))
+            for (name, part) in nameParts[key] ?? [] where seen[name]?[part] == nil {
+                seen[name, default: [:]][part] = f.origin
+            }
+        }
+        var out: [(Target, FieldOrigin, String)] = []
+        for (name, parts) in seen where parts.count == splitNames[name].parts {
+            // Parts must come from different fields (a value "Jean Jean" is one field).
+            let places = Set(parts.values.map { "\($0.location)|\($0.inner ?? "")" })
+            guard places.count == parts.count, let origin = parts[splitNames[name].parts - 1] else { continue }
+            out.append((splitNames[name].target, origin, splitNames[name].target.value))
+        }
+        return out
     }
 
     /// True when (a, b) as (latitude, longitude) lies within the radius of the profile location.

@@ -14,7 +14,10 @@ struct CredentialDetector {
                               encoding: "base64", evidence: String(decoding: decoded, as: UTF8.self), rule: "credentials.basic-auth",
                               confidence: 1.0, severity: "high", what: "HTTP Basic credentials"))
         }
-        for field in extracted.fields where !field.isNumber && field.origin.decodings.isEmpty || field.origin.decodings == ["url"] {
+        for field in extracted.fields where !field.isNumber && (field.origin.decodings.isEmpty || field.origin.decodings == ["url"]) {
+            // Cheap prefilter before tokenizing the key.
+            let lowerKey = field.origin.key.lowercased()
+            guard passwordKeys.contains(where: { asciiContains(lowerKey, $0) }) else { continue }
             let tokens = keyTokens(field.origin.key)
             guard tokens.contains(where: { passwordKeys.contains($0) }) || passwordKeys.contains(tokens.joined()) else { continue }
             guard !tokens.contains(where: { ["hash", "hashed", "policy", "reset", "forgot", "hint", "length", "strength", "type"].contains($0) }),

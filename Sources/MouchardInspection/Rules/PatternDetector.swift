@@ -9,14 +9,23 @@ struct PatternDetector {
     init(rules: RuleSet) { self.rules = rules.rules }
 
     func detect(_ extracted: FieldExtractor.Result, into out: inout DetectionSet) {
+        let pathTokens = keyTokens(extracted.path)
         for field in extracted.fields {
             let place = placeOf(field.origin.location)
             for rule in rules where rule.places.isEmpty || rule.places.contains(place) {
                 guard rule.category != "location" else { continue }
-                let score = rule.score(key: field.origin.key, parentKey: field.origin.parentKey)
+                let keyScore = rule.score(key: field.origin.key, parentKey: field.origin.parentKey, pathTokens: pathTokens)
                 // Cheap exit: even a perfect candidate could not reach the threshold.
-                guard score >= rule.threshold else { continue }
+                guard keyScore + max(0, rule.uppercaseWeight) >= rule.threshold else { continue }
+                let whole = trimSpace(field.bytes)
                 for candidate in candidates(rule, field.bytes) {
+                    var score = keyScore
+                    if rule.uppercaseWeight != 0, candidate.contains(where: { $0 >= 0x41 && $0 <= 0x5A }),
+                       !candidate.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) {
+                        score += rule.uppercaseWeight
+                    }
+                    if candidate.count != whole.count { score += rule.embeddedWeight }
+                    guard score >= rule.threshold else { continue }
                     let text = String(decoding: candidate, as: UTF8.self)
                     guard valid(rule, text) else { continue }
                     out.add(Detection(category: rule.category, type: rule.type, origin: field.origin,
@@ -63,15 +72,13 @@ struct PatternDetector {
         }
     }
 
-    func isLatitudeKey(_ tokens: [String]) -> Bool { tokens.contains { $0 == "lat" || $0 == "latitude" || $0 == "la" } || tokens.last == "y" && tokens.count == 1 }
-    func isLongitudeKey(_ tokens: [String]) -> Bool {
-        tokens.contains { $0 == "lon" || $0 == "lng" || $0 == "long" || $0 == "longitude" || $0 == "lo" } || tokens.last == "x" && tokens.count == 1
-    }
+    func isLatitudeKey(_ tokens: [String]) -> Bool { tokens.contains { $0 == "lat" || $0 == "latitude" } }
+    func isLongitudeKey(_ tokens: [String]) -> Bool { tokens.contains { $0 == "lon" || $0 == "lng" || $0 == "long" || $0 == "longitude" } }
 
     // MARK: candidates
 
-    func candidates(_ rule: PatternRule, _ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
-        let all = bytes[...]
+    func candidates(_ rule: PatternRule, _ bytes: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        let all = bytes
         if rule.wholeValue {
             let t = trimSpace(all)
             guard lengthOK(rule, t.count) else { return [] }
@@ -220,10 +227,15 @@ struct PatternDetector {
             case .personName:
                 let words = text.split(separator: " ").filter { !$0.isEmpty }
                 guard (2...4).contains(words.count), words.allSatisfy({ w in w.first?.isUppercase == true && w.allSatisfy { $0.isLetter || $0 == "-" || $0 == "'" } }) else { return false }
+                // Event, screen and product names look like names too ("Add To Cart", "Home Screen").
+                if words.contains(where: { nonNameWords.contains($0.lowercased()) }) { return false }
             case .notRoleAccount:
                 let localPart = text.lowercased().split(separator: "@").first.map(String.init) ?? ""
-                let roles = ["support", "contact", "info", "help", "noreply", "no-reply", "donotreply", "admin", "sales", "feedback",
-                             "hello", "privacy", "team", "service", "careers", "press", "billing", "abuse", "postmaster", "webmaster", "security", "dpo", "legal"]
+                let roles = ["support", "contact", "info", "help", "noreply", "no-reply", "donotreply", "do-not-reply", "admin", "sales",
+                             "feedback", "hello", "privacy", "team", "service", "careers", "jobs", "press", "media", "billing", "abuse",
+                             "postmaster", "webmaster", "security", "dpo", "legal", "orders", "order", "newsletter", "marketing",
+                             "notifications", "notification", "mailer", "bounce", "bounces", "reply", "accounts", "office", "care",
+                             "customerservice", "customercare", "enquiries", "inquiries", "partners", "booking", "bookings", "reservations"]
                 if roles.contains(where: { localPart == $0 || localPart.hasPrefix($0 + ".") || localPart.hasPrefix($0 + "-") || localPart.hasPrefix($0 + "+") }) { return false }
             }
         }
@@ -241,3 +253,15 @@ func luhn(_ text: String) -> Bool {
     }
     return sum % 10 == 0
 }
+
+/// Words that make a capitalized phrase an event, screen, product or place rather than a person.
+let nonNameWords: Set<String> = [
+    "the", "to", "of", "and", "for", "with", "in", "on", "at", "by", "my", "your", "new", "all", "app",
+    "add", "cart", "view", "open", "opened", "close", "closed", "screen", "page", "button", "tap", "click",
+    "purchase", "checkout", "start", "started", "complete", "completed", "search", "sign", "login", "logout",
+    "up", "out", "home", "settings", "profile", "account", "order", "payment", "subscribe", "share", "level",
+    "game", "play", "video", "music", "track", "song", "album", "product", "item", "store", "shop", "street",
+    "avenue", "road", "city", "park", "station", "airport", "hotel", "restaurant", "cafe", "bank", "inc",
+    "ltd", "llc", "gmbh", "sa", "sas", "corp", "company", "team", "support", "service", "pro", "premium",
+    "free", "plus", "edition", "version", "update", "install", "session", "event", "error", "success",
+]

@@ -22,11 +22,18 @@ public struct PatternRule: Sendable {
     /// Key-name hints on the field's own key, and on its container's key.
     public var keys: [KeyHint]
     public var parentKeys: [KeyHint]
+    /// Hints on the URL path's segments (`/v1/contacts/match` → a contacts endpoint).
+    public var pathKeys: [KeyHint] = []
     /// Score without any hint; a candidate is reported when base + hints ≥ threshold.
     public var base: Double
     public var threshold: Double
     /// The whole field must be the candidate (not a substring of it).
     public var wholeValue: Bool
+    /// Added when the candidate's letters are all upper case (platform APIs such as iOS
+    /// `uuidString` write identifiers that way; SDK-generated ids are usually lower case).
+    public var uppercaseWeight: Double = 0
+    /// Added when the candidate is only part of its field (`$device:<uuid>`, free text).
+    public var embeddedWeight: Double = 0
 
     /// How candidates are found in a value.
     public enum Shape: Sendable {
@@ -102,7 +109,7 @@ extension PatternRule.KeyHint {
 
 extension PatternRule {
     /// Score of a candidate under `key` inside `parentKey`: base + strongest positive hint + strongest negative hint.
-    func score(key: String, parentKey: String) -> Double {
+    func score(key: String, parentKey: String, pathTokens: [String] = []) -> Double {
         func hintScore(_ hints: [KeyHint], _ k: String) -> (Double, Double) {
             guard !hints.isEmpty, !k.isEmpty else { return (0, 0) }
             let tokens = keyTokens(k)
@@ -115,6 +122,11 @@ extension PatternRule {
         }
         let (kp, kn) = hintScore(keys, key)
         let (pp, pn) = hintScore(parentKeys, parentKey)
-        return base + max(kp, pp) + min(kn, pn)
+        var url = 0.0
+        if !pathKeys.isEmpty {
+            let joined = pathTokens.joined()
+            for h in pathKeys where h.matches(tokens: pathTokens, joined: joined) { url = max(url, h.weight) }
+        }
+        return base + max(kp, pp) + url + min(kn, pn)
     }
 }

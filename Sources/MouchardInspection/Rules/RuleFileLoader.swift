@@ -5,7 +5,8 @@ import Foundation
 public enum RuleFileLoader {
     static let fileFields = ["category", "description", "rules", "password_keys"]
     static let ruleFields = ["id", "type", "category", "description", "severity", "where", "match", "length", "min_length", "max_length",
-                             "validators", "exclude", "keys", "parent_keys", "base", "threshold", "whole_value"]
+                             "validators", "exclude", "keys", "parent_keys", "path_keys", "base", "threshold", "whole_value",
+                             "uppercase_weight", "embedded_weight"]
     static let places = ["url", "query", "header", "cookie", "form", "multipart", "body"]
     static let shapes = ["uuid", "hex", "digits", "email", "mac", "phone", "token", "text", "decimal"]
 
@@ -103,13 +104,17 @@ public enum RuleFileLoader {
         let base = try r.number(m["base"]) ?? 0
         let threshold = try r.number(m["threshold"]) ?? 0.5
         guard (0...1).contains(threshold) else { throw r.error(at: m["threshold"]!.value.offset, "threshold must be between 0 and 1") }
-        return PatternRule(
+        var rule = PatternRule(
             id: id, category: category, type: type, description: try r.string(m["description"]) ?? "", severity: severity,
             places: Set(where_), shape: shape, lengths: lengths,
             minLength: Int(try r.number(m["min_length"]) ?? 1), maxLength: Int(try r.number(m["max_length"]) ?? 4096),
             validators: validators, exclusions: Set(try r.strings(m["exclude"]).map { $0.lowercased() }),
             keys: try hints(m["keys"], r), parentKeys: try hints(m["parent_keys"], r),
             base: base, threshold: threshold, wholeValue: try r.bool(m["whole_value"]) ?? false)
+        rule.pathKeys = try hints(m["path_keys"], r)
+        rule.uppercaseWeight = try r.number(m["uppercase_weight"]) ?? 0
+        rule.embeddedWeight = try r.number(m["embedded_weight"]) ?? 0
+        return rule
     }
 
     static func hints(_ member: JSONMember?, _ r: ConfigFileReader) throws(ConfigFileError) -> [PatternRule.KeyHint] {

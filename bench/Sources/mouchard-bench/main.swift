@@ -13,12 +13,17 @@ struct Benchmark {
 
 let benchmarks: [Benchmark] = [
     sniffExtractBenchmark,
-    wireBenchmark,
     trackerLookupBenchmark,
+    inspectBenchmark,
+    reportBenchmark,
+    wireBenchmark,
     harBenchmark,
     tlsHandshakeBenchmark,
     tlsIdleMemoryBenchmark,
     tlsHandshakeThreadsBenchmark,
+    trackerLookupBenchmark,
+    inspectBenchmark,
+    harBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())

@@ -1,0 +1,102 @@
+import Foundation
+import MouchardCodec
+import MouchardFlow
+import MouchardInspection
+import MouchardReport
+
+/// What an audit is run with: the rules (pattern rules + tracker directory from `--rules DIR`, default
+/// `Rules/`), the device profile (`--device`), first-party domains (`--first-party`) and app name
+/// (`--app`). Builds the `Inspector`, the host attribution the summary uses, the SARIF rule metadata
+/// and the methodology context.
+struct AuditSetup {
+    var rules = RuleSet()
+    var trackers: TrackerDirectory?
+    var profile: DeviceProfile?
+    var firstParty: [String] = []
+    var app: String?
+    var rulesVersion = "unknown"
+
+    /// Reads the files named by the common options, with `scan`'s loaders (`ScanInputs`): rules folder
+    /// from `--rules`, `$MOUCHARD_RULES`, `./Rules` or the installed `Rules/`.
+    static func load(_ args: ParsedArguments, io: CommandIO) throws -> AuditSetup {
+        var s = AuditSetup()
+        s.firstParty = args.all("--first-party")
+        s.app = args.value("--app")
+        s.profile = try args.value("--device").map { try ScanInputs.loadProfile($0, io: io) }
+        let dir = try ScanInputs.rulesDirectory(args.value("--rules"), io: io)
+        s.rules = try ScanInputs.loadRules(dir)
+        s.trackers = try ScanInputs.loadTrackers(dir)
+        var digestInput: [UInt8] = []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?.filter { $0.hasSuffix(".json") }.sorted() ?? []
+        for name in names {
+            digestInput += Array(name.utf8)
+            digestInput += Array(FileManager.default.contents(atPath: dir.appendingPathComponent(name).path) ?? Data())
+        }
+        let digest = hexString(DigestAlgorithm.sha256.digest(digestInput).prefix(6))
+        s.rulesVersion = "\(s.rules.rules.count) pattern rules in \(s.rules.files.count) files"
+            + (s.trackers != nil ? " + trackers.json" : "") + " (Rules sha256 \(digest)…)"
+        return s
+    }
+
+    /// Who is behind a host: tracker directory + first-party policy (explicit or inferred from the flows).
+    func attribution(for flows: [Flow]) -> TrackerAttribution {
+        var hinted = flows
+        if let app, let i = hinted.firstIndex(where: { $0.request != nil }) {
+            // The app name is a first-party hint like the User-Agent.
+            hinted[i].request?.head.headers.add(name: "User-Agent", value: app)
+        }
+        return TrackerAttribution(trackers: trackers, firstParty: firstParty, flows: hinted)
+    }
+
+    /// SARIF rule metadata of the pattern rules (profile rules get derived metadata).
+    var ruleMetadata: [RuleMetadata] {
+        rules.rules.map { r in
+            var m = RuleMetadata.derived(id: r.id, category: r.category, type: r.type, severity: r.severity)
+            if !r.description.isEmpty { m.shortDescription = r.description }
+            return m
+        }
+    }
+
+    /// The methodology context: inputs, source line, masked profile, rules version.
+    func context(inputs: AuditInputs) -> AuditContext {
+        AuditContext(toolVersion: Mouchard.version, inputs: inputs.inputs, source: inputs.sourceLine, app: app,
+                     firstPartyDomains: firstParty, deviceName: profile?.name,
+                     deviceProfile: profile.map(Self.masked) ?? [], rulesVersion: rulesVersion)
+    }
+
+    /// The profile's values as the report may show them: masked, coordinates to ~11 km, contacts counted.
+    static func masked(_ p: DeviceProfile) -> [MaskedValue] {
+        var out = p.identifiers.map { MaskedValue(field: "identifiers.\($0.type)", value: $0.value) }
+        if let n = p.ownerName { out.append(MaskedValue(field: "owner.name", value: n)) }
+        out += p.ownerEmails.map { MaskedValue(field: "owner.email", value: $0) }
+        out += p.ownerPhones.map { MaskedValue(field: "owner.phone", value: $0) }
+        if let l = p.location {
+            out.append(MaskedValue(field: "location", masked: String(format: "%.1f…, %.1f… (shown to ~11 km)", l.latitude, l.longitude)))
+        }
+        if !p.contacts.isEmpty { out.append(MaskedValue(field: "contacts", masked: "\(p.contacts.count) planted contacts")) }
+        return out
+    }
+}
+
+extension AuditSetup {
+    /// Inspects the inputs' flows and builds the shared summary: what `report` renders and `scan` prints.
+    func audit(_ inputs: AuditInputs, limits: AuditSummaryLimits = .standard) -> (summary: AuditSummary, findings: [Finding]) {
+        let attribution = attribution(for: inputs.flows)
+        let inspector = Inspector(rules: rules, profile: profile, attribution: attribution)
+        let findings = inputs.readFindings + inspector.inspect(inputs.flows)
+        let summary = AuditSummary.build(flows: inputs.flows, findings: findings, dns: inputs.dns, context: context(inputs: inputs),
+                                         attribute: attribution, limits: limits)
+        return (summary, findings)
+    }
+
+    /// The categories of `--fail-on a,b --fail-on c` (`any` matches every category).
+    static func failOnCategories(_ args: ParsedArguments) -> Set<String> {
+        Set(args.all("--fail-on").flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .filter { !$0.isEmpty })
+    }
+
+    /// True when a finding's category is one of `categories` (or `any` was given).
+    static func failOnMatches(_ categories: Set<String>, _ findings: [Finding]) -> Bool {
+        !categories.isEmpty && findings.contains { categories.contains("any") || categories.contains($0.category) }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import MouchardReport
+
+/// `mouchard report`: inspects sessions or capture files and writes a privacy report
+/// (HTML, Markdown, findings JSON or SARIF), exit 3 when `--fail-on` categories were found.
+struct ReportCommand: MouchardCommand {
+    static let spec = CommandSpec(
+        name: "report",
+        abstract: "write a privacy report (HTML, Markdown, JSON or SARIF) of sessions or capture files",
+        usage: "SESSION|FILE... --out FILE [--format html|md|json|sarif] [--device FILE] [--app NAME] [--first-party DOMAIN]... [--rules DIR] [--fail-on CATEGORY[,...]]",
+        discussion: """
+        Inputs: session names or folders (captures/NAME), HAR files, pcap/pcapng captures, or findings JSON
+        documents (from scan --format json). The format comes from --format or the extension of --out
+        (.html, .md, .json, .sarif). The HTML report is one self-contained file (no script, no external
+        resource) that prints well. Exit status 3 when a finding's category is listed in --fail-on
+        (e.g. --fail-on device-id,location; 'any' matches every category).
+
+        example: mouchard report captures/app-test --device device.json --out report.html
+        """,
+        options: [
+            OptionSpec("--out", short: "-o", value: "FILE", help: "where to write the report"),
+            OptionSpec("--format", value: "FORMAT", help: "html, md, json or sarif (default: from --out's extension)"),
+            OptionSpec("--device", value: "FILE", help: "device profile (known values to look for, spec/device-profile.md)"),
+            OptionSpec("--app", value: "NAME", help: "the app under audit (report title, first-party hint)"),
+            OptionSpec("--first-party", value: "DOMAIN", help: "a domain of the app's own company", repeatable: true),
+            OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules, the installed Rules/)"),
+            OptionSpec("--fail-on", value: "CATEGORIES", help: "exit 3 when findings of these categories exist", repeatable: true),
+        ],
+        minPositionals: 1, maxPositionals: nil)
+
+    static func run(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
+        guard let out = args.value("--out") else { throw UsageError("'report' needs --out FILE") }
+        let format: ReportFormat
+        if let name = args.value("--format") {
+            guard let f = ReportFormat(name: name) else { throw UsageError("unknown format '\(name)' (html, md, json, sarif)") }
+            format = f
+        } else {
+            guard let f = ReportFormat(path: out) else {
+                throw UsageError("cannot tell the format of '\(out)': use .html, .md, .json or .sarif, or --format")
+            }
+            format = f
+        }
+        let failOn = AuditSetup.failOnCategories(args)
+        let setup = try AuditSetup.load(args, io: io)
+        let inputs = try AuditInputs.load(args.positionals, io: io)
+        for w in inputs.warnings.prefix(10) { io.err("mouchard: warning: \(w)\n") }
+        let (summary, findings) = setup.audit(inputs)
+        let bytes = try ReportRenderer.render(format, summary: summary, findings: findings, rules: setup.ruleMetadata)
+        let path = out.hasPrefix("/") ? out : io.currentDirectory + "/" + out
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CLIError("\(out): cannot write (\(error.localizedDescription))")
+        }
+        io.out(SummaryText.render(summary))
+        io.out("wrote \(out) (\(format.rawValue), \(bytes.count) bytes)\n")
+        if AuditSetup.failOnMatches(failOn, findings) {
+            io.err("mouchard: --fail-on matched: \(failOn.sorted().joined(separator: ","))\n")
+            return 3
+        }
+        return 0
+    }
+}

@@ -1,0 +1,59 @@
+/// What the summary needs to know about how the audit was made (its methodology section):
+/// inputs, capture source, device profile (masked), rules version, app and first-party domains.
+/// It holds no captured traffic.
+public struct AuditContext: Sendable, Hashable {
+    public var toolName: String
+    public var toolVersion: String
+    /// Input paths as given on the command line.
+    public var inputs: [String]
+    /// One line naming where the traffic came from, e.g. `HAR file traffic.har` or `session ios-1 (SQLite)`.
+    public var source: String
+    /// The app under audit, when named (`--app`).
+    public var app: String?
+    /// Domains treated as first party (`--first-party`).
+    public var firstPartyDomains: [String]
+    /// Device profile name (`name` field), if any.
+    public var deviceName: String?
+    /// Profile values, already masked (`MaskedValue.mask`); empty without `--device`.
+    public var deviceProfile: [MaskedValue]
+    /// Version or digest of the rules used.
+    public var rulesVersion: String
+
+    public init(toolName: String = "mouchard", toolVersion: String, inputs: [String], source: String,
+                app: String? = nil, firstPartyDomains: [String] = [], deviceName: String? = nil,
+                deviceProfile: [MaskedValue] = [], rulesVersion: String = "unknown") {
+        self.toolName = toolName
+        self.toolVersion = toolVersion
+        self.inputs = inputs
+        self.source = source
+        self.app = app
+        self.firstPartyDomains = firstPartyDomains
+        self.deviceName = deviceName
+        self.deviceProfile = deviceProfile
+        self.rulesVersion = rulesVersion
+    }
+}
+
+/// One device-profile value as the report may show it: its field name and a masked form.
+public struct MaskedValue: Sendable, Hashable, Codable {
+    /// `identifiers.idfa`, `owner.email`, `location`, `contacts`...
+    public var field: String
+    public var masked: String
+
+    public init(field: String, masked: String) { self.field = field; self.masked = masked }
+
+    /// Masks `value` for display: the first and last few characters of long values with the middle
+    /// replaced by `…`, only bullets for short ones. Never returns the full value.
+    public static func mask(_ value: String) -> String {
+        let chars = Array(value)
+        switch chars.count {
+        case 0: return ""
+        case ..<6: return String(repeating: "•", count: chars.count)
+        case ..<12: return "\(chars[0])\(chars[1])…\(chars[chars.count - 1])"
+        default: return String(chars[0..<4]) + "…" + String(chars[(chars.count - 4)...])
+        }
+    }
+
+    /// A masked entry for `field` holding `value`.
+    public init(field: String, value: String) { self.init(field: field, masked: MaskedValue.mask(value)) }
+}

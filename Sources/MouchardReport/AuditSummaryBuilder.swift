@@ -1,0 +1,446 @@
+import Foundation
+import MouchardFlow
+import MouchardWire
+import MouchardInspection
+
+extension AuditSummary {
+    /// Builds the summary of an audit from what the sources and the inspector produced.
+    ///
+    /// - Parameters:
+    ///   - flows: every flow of the inputs (may be empty when only findings are known).
+    ///   - findings: the inspector's findings for those flows.
+    ///   - dns: DNS answers seen by the sources.
+    ///   - context: inputs, profile (masked), rules version... for the methodology.
+    ///   - attribute: company and first/third party of a host (the inspector's attribution: tracker
+    ///     directory + first-party policy); nil = `FirstPartyDomains(context.firstPartyDomains)`.
+    ///     A finding's own destination wins.
+    public static func build(flows: [Flow], findings: [Finding], dns: [DNSObservation] = [],
+                             context: AuditContext, attribute: (any DestinationAttributing)? = nil,
+                             limits: AuditSummaryLimits = .standard) -> AuditSummary {
+        var builder = AuditSummaryBuilder(context: context, attribute: attribute, limits: limits)
+        return builder.build(flows: flows, findings: findings, dns: dns)
+    }
+}
+
+/// The working state of `AuditSummary.build`: one pass over flows, one over findings, then caps.
+struct AuditSummaryBuilder {
+    let context: AuditContext
+    let attribute: any DestinationAttributing
+    let limits: AuditSummaryLimits
+    private var attributions: [String: DestinationInfo] = [:]
+    private var findingDestinations: [String: FindingDestination] = [:]
+
+    init(context: AuditContext, attribute: (any DestinationAttributing)?, limits: AuditSummaryLimits) {
+        self.context = context
+        self.attribute = attribute ?? FirstPartyDomains(context.firstPartyDomains)
+        self.limits = limits
+    }
+
+    /// Attribution of `host`: the findings' destination facts over the attributor's.
+    mutating func attribution(_ host: String) -> DestinationInfo {
+        if let a = attributions[host] { return a }
+        var a = attribute.attribute(host: host)
+        if let d = findingDestinations[host] {
+            a.company = d.tracker ?? a.company
+            a.category = d.trackerCategory ?? a.category
+            a.thirdParty = d.thirdParty
+        }
+        attributions[host] = a
+        return a
+    }
+
+    /// The column a host's findings fall into in the data-flow matrix.
+    mutating func companyLabel(_ host: String) -> String {
+        attribution(host).company ?? host
+    }
+
+    private struct HostTally {
+        var requests = 0
+        var flows = 0
+        var bytesSent = 0
+        var bytesReceived = 0
+        var transports: Set<DestinationTransport> = []
+        var findings = 0
+        var categories: Set<String> = []
+        var firstSeen: Date?
+        var addresses: [String] = []
+    }
+
+    /// Same-flow findings are one request; without a flow id, method + URL name it.
+    private struct RequestKey: Hashable {
+        var flow: Int?
+        var text: String?
+        init(_ f: Finding) {
+            flow = f.flow
+            text = f.flow == nil ? "\(f.request.method) \(f.request.url)" : nil
+        }
+    }
+
+    private struct CategoryTally {
+        var findings = 0
+        var requests = Set<RequestKey>()
+        var hosts = Set<String>()
+        var cleartext = 0
+    }
+
+    /// Mutates a dictionary value in place (no copy of its sets).
+    private static func update<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
+
+    private struct PatternKey: Hashable {
+        var category: String, host: String, type: String, where_: String, encoding: String
+    }
+
+    mutating func build(flows: [Flow], findings: [Finding], dns: [DNSObservation]) -> AuditSummary {
+        for f in findings {
+            let host = f.destination.host.lowercased()
+            if findingDestinations[host] == nil || f.destination.tracker != nil { findingDestinations[host] = f.destination }
+        }
+
+        // Flows: per host tallies, times, SNI-only hosts.
+        var tallies: [String: HostTally] = [:]
+        var flowTimes: [Int: Date] = [:]
+        flowTimes.reserveCapacity(flows.count)
+        var start: Date?
+        var end: Date?
+        func see(_ d: Date) {
+            if start.map({ d < $0 }) ?? true { start = d }
+            if end.map({ d > $0 }) ?? true { end = d }
+        }
+        var requests = 0
+        var sniHosts: [String: Date] = [:]
+        for flow in flows {
+            let host = flow.host.lowercased()
+            let t = flow.timings.started
+            flowTimes[flow.id] = t
+            if t.timeIntervalSince1970 > 0 {
+                see(t)
+                see(t.addingTimeInterval(flow.timings.total / 1000))
+            }
+            Self.update(&tallies[host, default: HostTally()]) { tally in
+                tally.flows += 1
+                tally.transports.insert(DestinationTransport(flow: flow))
+                if tally.firstSeen.map({ t < $0 }) ?? true { tally.firstSeen = t }
+                if let r = flow.request {
+                    tally.requests += 1
+                    tally.bytesSent += Self.size(of: r)
+                }
+                if let r = flow.response { tally.bytesReceived += Self.size(of: r) }
+                if let a = flow.server?.address, !a.isEmpty, tally.addresses.count < 8, !tally.addresses.contains(a) {
+                    tally.addresses.append(a)
+                }
+            }
+            if flow.request != nil {
+                requests += 1
+            } else if let sni = flow.tls?.serverName?.lowercased(), !sni.isEmpty {
+                if sniHosts[sni].map({ t < $0 }) ?? true { sniHosts[sni] = t }
+            }
+        }
+        for d in dns where d.time.timeIntervalSince1970 > 0 { see(d.time) }
+
+        // Findings: per host, per category, per pattern, per time.
+        let findingsOnly = flows.isEmpty
+        var findingRequestsByHost: [String: Set<RequestKey>] = [:]
+        var leakingRequests = Set<RequestKey>()
+        var perCategory: [String: CategoryTally] = [:]
+        var patternIndex: [PatternKey: Int] = [:]
+        var patternList: [FindingPattern] = []
+        var patternKeys: [PatternKey] = []
+        var patternTimes: [(first: Date?, last: Date?)] = []
+        var findingTimes: [(Date, String)] = []
+        findingTimes.reserveCapacity(findings.count)
+        var cleartext = 0, encrypted = 0, metadata = 0
+        for f in findings {
+            let host = f.destination.host.lowercased()
+            let requestKey = RequestKey(f)
+            leakingRequests.insert(requestKey)
+            Self.update(&tallies[host, default: HostTally()]) { tally in
+                tally.findings += 1
+                tally.categories.insert(f.category)
+                if findingsOnly {
+                    if findingRequestsByHost[host, default: []].insert(requestKey).inserted { tally.requests += 1 }
+                    tally.transports.insert(DestinationTransport(findingTransport: f.transport))
+                }
+            }
+            let isCleartext = f.transport == "http"
+            switch f.transport {
+            case "http": cleartext += 1
+            case "https": encrypted += 1
+            default: metadata += 1
+            }
+            Self.update(&perCategory[f.category, default: CategoryTally()]) { c in
+                c.findings += 1
+                c.requests.insert(requestKey)
+                c.hosts.insert(host)
+                if isCleartext { c.cleartext += 1 }
+            }
+
+            let time = f.flow.flatMap { flowTimes[$0] } ?? f.time.flatMap(ReportTime.parse)
+            if let time {
+                findingTimes.append((time, f.category))
+                if findingsOnly { see(time) }
+            }
+            let key = PatternKey(category: f.category, host: host, type: f.type, where_: f.where, encoding: f.encoding)
+            if let i = patternIndex[key] {
+                patternList[i].occurrences += 1
+                if !patternList[i].transports.contains(f.transport) { patternList[i].transports.append(f.transport) }
+                if let time {
+                    if patternTimes[i].first.map({ time < $0 }) ?? true { patternTimes[i].first = time }
+                    if patternTimes[i].last.map({ time > $0 }) ?? true { patternTimes[i].last = time }
+                }
+            } else {
+                patternIndex[key] = patternList.count
+                patternKeys.append(key)
+                patternTimes.append((time, time))
+                patternList.append(FindingPattern(
+                    type: f.type, where: f.where, encoding: f.encoding, evidence: f.evidence, rule: f.rule,
+                    severity: f.severity, description: f.description, inner: f.inner, transports: [f.transport],
+                    occurrences: 1, firstSeen: nil, lastSeen: nil, exampleMethod: f.request.method,
+                    exampleURL: f.request.url, exampleFlow: f.flow))
+            }
+        }
+        for i in patternList.indices {
+            patternList[i].firstSeen = patternTimes[i].first.map(ReportTime.iso)
+            patternList[i].lastSeen = patternTimes[i].last.map(ReportTime.iso)
+        }
+        if findingsOnly { requests = Set(findings.map(RequestKey.init)).count }
+
+        // Destinations (addresses from DNS first).
+        var resolved: [String: [String]] = [:]
+        for d in dns where !d.addresses.isEmpty {
+            Self.update(&resolved[d.name.lowercased(), default: []]) { list in
+                for a in d.addresses where list.count < 8 && !list.contains(a) { list.append(a) }
+            }
+        }
+        var destinations: [AuditSummary.Destination] = []
+        for (host, t) in tallies {
+            var addresses = resolved[host] ?? []
+            for a in t.addresses where addresses.count < 8 && !addresses.contains(a) { addresses.append(a) }
+            let a = attribution(host)
+            destinations.append(AuditSummary.Destination(
+                host: host, company: a.company, trackerCategory: a.category, thirdParty: a.thirdParty,
+                transports: t.transports.sorted(), requests: t.requests, flows: max(t.flows, t.requests),
+                bytesSent: t.bytesSent, bytesReceived: t.bytesReceived, findings: t.findings,
+                categories: CategoryNames.sorted(t.categories), addresses: addresses))
+        }
+        destinations.sort { a, b in
+            if a.findings != b.findings { return a.findings > b.findings }
+            if a.requests != b.requests { return a.requests > b.requests }
+            return a.host < b.host
+        }
+        let undecrypted = destinations.filter { d in
+            d.transports.contains(.tlsNotDecrypted) || d.transports.contains(.quic)
+        }.count
+
+        // Categories and verdict.
+        let categoryNames = CategoryNames.sorted(perCategory.keys)
+        var categories: [AuditSummary.CategoryCount] = []
+        for name in categoryNames {
+            guard let c = perCategory[name] else { continue }
+            var companies = Set<String>()
+            for h in c.hosts { companies.insert(companyLabel(h)) }
+            categories.append(AuditSummary.CategoryCount(
+                category: name, findings: c.findings, requests: c.requests.count, hosts: c.hosts.count,
+                companies: companies.count, cleartext: c.cleartext))
+        }
+        let leakingHosts = destinations.filter { $0.findings > 0 }
+        let companies = Array(Set(leakingHosts.compactMap(\.company))).sorted()
+        let unattributed = leakingHosts.filter { $0.company == nil }.count
+        var verdict = AuditSummary.Verdict(
+            requests: requests, flows: findingsOnly ? requests : flows.count, findings: findings.count,
+            leakingRequests: leakingRequests.count, categoriesFound: categoryNames, companies: companies,
+            unattributedHosts: unattributed, hostsReceivingData: leakingHosts.count,
+            thirdPartyHostsReceivingData: leakingHosts.filter(\.thirdParty).count,
+            cleartextFindings: cleartext, encryptedFindings: encrypted, metadataFindings: metadata,
+            undecryptedHosts: undecrypted, headline: "", detail: "")
+        (verdict.headline, verdict.detail) = Self.words(verdict, hosts: destinations.count)
+
+        // Data-flow matrix: categories × companies, biggest receivers first, overflow in `others`.
+        var columnTotals: [String: Int] = [:]
+        var cellCounts: [String: [String: Int]] = [:]
+        for (key, p) in zip(patternKeys, patternList) {
+            let company = companyLabel(key.host)
+            columnTotals[company, default: 0] += p.occurrences
+            cellCounts[key.category, default: [:]][company, default: 0] += p.occurrences
+        }
+        var columns = columnTotals.keys.sorted { a, b in
+            columnTotals[a] != columnTotals[b] ? columnTotals[a, default: 0] > columnTotals[b, default: 0] : a < b
+        }
+        var omittedCompanies = 0
+        if columns.count > limits.matrixCompanies {
+            omittedCompanies = columns.count - (limits.matrixCompanies - 1)
+            columns = Array(columns.prefix(limits.matrixCompanies - 1))
+        }
+        let shown = Set(columns)
+        if omittedCompanies > 0 { columns.append("others (\(omittedCompanies) companies or hosts)") }
+        let cells = categoryNames.map { cat -> [Int] in
+            let row = cellCounts[cat] ?? [:]
+            var values = columns.prefix(shown.count).map { row[$0] ?? 0 }
+            if omittedCompanies > 0 { values.append(row.filter { !shown.contains($0.key) }.values.reduce(0, +)) }
+            return values
+        }
+        let matrix = AuditSummary.DataFlowMatrix(categories: categoryNames, companies: columns, cells: cells)
+
+        // Finding groups (category, host), patterns capped per group and overall.
+        var grouped: [String: [String: [FindingPattern]]] = [:]
+        for (key, p) in zip(patternKeys, patternList) {
+            grouped[key.category, default: [:]][key.host, default: []].append(p)
+        }
+        var groups: [FindingGroup] = []
+        var budget = limits.patternsTotal
+        var omittedPatterns = 0
+        for cat in categoryNames {
+            let hosts = (grouped[cat] ?? [:]).map { host, ps in (host, ps, ps.reduce(0) { $0 + $1.occurrences }) }
+                .sorted { $0.2 != $1.2 ? $0.2 > $1.2 : $0.0 < $1.0 }
+            for (host, ps, total) in hosts {
+                let sorted = ps.sorted { a, b in
+                    if a.occurrences != b.occurrences { return a.occurrences > b.occurrences }
+                    return (a.type, a.where, a.encoding) < (b.type, b.where, b.encoding)
+                }
+                let take = min(sorted.count, limits.patternsPerGroup, max(budget, 0))
+                budget -= take
+                omittedPatterns += sorted.count - take
+                let a = attribution(host)
+                groups.append(FindingGroup(
+                    category: cat, host: host, company: a.company, thirdParty: a.thirdParty, findings: total,
+                    patterns: Array(sorted.prefix(take)), omittedPatterns: sorted.count - take))
+            }
+        }
+
+        // Timeline.
+        let duration = max(0, (end ?? start ?? Date(timeIntervalSince1970: 0)).timeIntervalSince(start ?? Date(timeIntervalSince1970: 0)))
+        let bucketCount = max(1, limits.timelineBuckets)
+        let bucket = duration > 0 ? duration / Double(bucketCount) : 1
+        var points = (0..<(duration > 0 ? bucketCount : 1)).map {
+            AuditSummary.TimelinePoint(offset: Double($0) * bucket, requests: 0, findings: 0, categories: [])
+        }
+        func index(_ t: Date) -> Int {
+            guard let s = start else { return 0 }
+            let i = Int(t.timeIntervalSince(s) / bucket)
+            return min(max(i, 0), points.count - 1)
+        }
+        if start != nil {
+            for flow in flows where flow.request != nil && flow.timings.started.timeIntervalSince1970 > 0 {
+                points[index(flow.timings.started)].requests += 1
+            }
+            if findingsOnly {
+                // Without flows, each leaking request counts once, at its first finding.
+                var seenRequests = Set<RequestKey>()
+                for f in findings {
+                    if seenRequests.insert(RequestKey(f)).inserted, let t = f.time.flatMap(ReportTime.parse) {
+                        points[index(t)].requests += 1
+                    }
+                }
+            }
+            var bucketCategories = [Set<String>](repeating: [], count: points.count)
+            for (t, cat) in findingTimes {
+                let i = index(t)
+                points[i].findings += 1
+                bucketCategories[i].insert(cat)
+            }
+            for i in points.indices { points[i].categories = CategoryNames.sorted(bucketCategories[i]) }
+        } else {
+            points = []
+        }
+        let timeline = AuditSummary.Timeline(start: start.map(ReportTime.iso), bucketSeconds: bucket,
+                                             durationSeconds: duration, points: points)
+
+        // Hosts seen only in DNS answers or TLS ClientHellos.
+        var metadataHosts: [String: AuditSummary.MetadataOnlyHost] = [:]
+        let readable = Set(tallies.filter { $0.value.requests > 0 }.map(\.key))
+        for d in dns {
+            let host = d.name.lowercased()
+            guard !host.isEmpty, !readable.contains(host) else { continue }
+            var entry = metadataHosts[host] ?? Self.metadataHost(host, attribution(host))
+            if !entry.seenIn.contains("dns") { entry.seenIn.insert("dns", at: 0) }
+            let iso = ReportTime.iso(d.time)
+            if entry.firstSeen.map({ iso < $0 }) ?? true { entry.firstSeen = iso }
+            for a in d.addresses where !entry.addresses.contains(a) && entry.addresses.count < 8 { entry.addresses.append(a) }
+            metadataHosts[host] = entry
+        }
+        for (host, t) in sniHosts where !readable.contains(host) {
+            var entry = metadataHosts[host] ?? Self.metadataHost(host, attribution(host))
+            if !entry.seenIn.contains("sni") { entry.seenIn.append("sni") }
+            let iso = ReportTime.iso(t)
+            if entry.firstSeen.map({ iso < $0 }) ?? true { entry.firstSeen = iso }
+            metadataHosts[host] = entry
+        }
+        var metadataList = metadataHosts.values.sorted { a, b in
+            a.thirdParty != b.thirdParty ? a.thirdParty : a.host < b.host
+        }
+        let omittedMetadata = max(0, metadataList.count - limits.metadataOnlyHosts)
+        metadataList = Array(metadataList.prefix(limits.metadataOnlyHosts))
+        let omittedDestinations = max(0, destinations.count - limits.destinations)
+        destinations = Array(destinations.prefix(limits.destinations))
+
+        let methodology = AuditSummary.Methodology(
+            tool: context.toolName, toolVersion: context.toolVersion, inputs: context.inputs, source: context.source,
+            app: context.app, firstPartyDomains: context.firstPartyDomains, deviceName: context.deviceName,
+            deviceProfile: context.deviceProfile, rulesVersion: context.rulesVersion,
+            captureStart: start.map(ReportTime.iso), captureEnd: end.map(ReportTime.iso),
+            durationSeconds: duration, dnsObservations: dns.count)
+
+        return AuditSummary(
+            verdict: verdict, categories: categories, destinations: destinations, dataFlows: matrix,
+            findingGroups: groups, timeline: timeline, metadataOnlyHosts: metadataList, methodology: methodology,
+            omitted: AuditSummary.Omitted(destinations: omittedDestinations, metadataOnlyHosts: omittedMetadata,
+                                          findingPatterns: omittedPatterns, matrixCompanies: omittedCompanies))
+    }
+
+    private static func metadataHost(_ host: String, _ a: DestinationInfo) -> AuditSummary.MetadataOnlyHost {
+        AuditSummary.MetadataOnlyHost(host: host, seenIn: [], company: a.company, trackerCategory: a.category,
+                                      thirdParty: a.thirdParty, firstSeen: nil, addresses: [])
+    }
+
+    /// Bytes of a request as sent: request line, header fields and body.
+    static func size(of r: HTTPRequest) -> Int {
+        r.head.method.utf8.count + r.head.target.utf8.count + 12 + headerBytes(r.head.headers) + r.body.count
+    }
+
+    static func size(of r: HTTPResponse) -> Int {
+        17 + r.head.reason.utf8.count + headerBytes(r.head.headers) + r.body.count
+    }
+
+    private static func headerBytes(_ h: HTTPHeaders) -> Int {
+        h.fields.reduce(0) { $0 + $1.name.utf8.count + $1.valueBytes.count + 4 } + 2
+    }
+
+    /// The verdict in plain words: headline and supporting detail.
+    static func words(_ v: AuditSummary.Verdict, hosts: Int) -> (String, String) {
+        let plural = { (n: Int, one: String, many: String) in "\(n) \(n == 1 ? one : many)" }
+        guard v.findings > 0 else {
+            var detail = "\(plural(v.requests, "request", "requests")) to \(plural(hosts, "host", "hosts")) were inspected"
+            if v.undecryptedHosts > 0 {
+                detail += "; the traffic of \(plural(v.undecryptedHosts, "host", "hosts")) stayed encrypted and could not be inspected"
+            }
+            return ("No personal data of the device or its owner was seen leaving the device.", detail + ".")
+        }
+        let what = CategoryNames.list(v.categoriesFound.map(CategoryNames.words))
+        let whom: String
+        switch (v.companies.count, v.unattributedHosts) {
+        case (0, let u): whom = "to \(plural(u, "host", "hosts")) of unknown owner"
+        case (let c, 0): whom = "to \(plural(c, "company", "companies"))"
+        case (let c, let u): whom = "to \(plural(c, "known company", "known companies")) and \(plural(u, "other host", "other hosts"))"
+        }
+        let headline = "\(what.prefix(1).uppercased() + what.dropFirst()) left the device, \(whom)."
+        var parts: [String] = []
+        if v.cleartextFindings > 0 {
+            parts.append("\(plural(v.cleartextFindings, "finding was", "findings were")) sent in clear text, readable by anyone on the network path")
+        }
+        if v.encryptedFindings > 0 {
+            parts.append("\(plural(v.encryptedFindings, "finding was", "findings were")) sent encrypted (TLS), readable by the receiver")
+        }
+        if v.metadataFindings > 0 {
+            parts.append("\(plural(v.metadataFindings, "finding was", "findings were")) seen in connection metadata")
+        }
+        var detail = parts.joined(separator: "; ") + "."
+        detail = detail.prefix(1).uppercased() + detail.dropFirst()
+        detail += " \(plural(v.leakingRequests, "request", "requests")) of \(v.requests) carried personal data"
+        detail += v.thirdPartyHostsReceivingData > 0
+            ? ", to \(plural(v.hostsReceivingData, "host", "hosts")) of which \(v.thirdPartyHostsReceivingData) \(v.thirdPartyHostsReceivingData == 1 ? "is a third party" : "are third parties")."
+            : ", all to first-party hosts."
+        if v.undecryptedHosts > 0 {
+            detail += " The traffic of \(plural(v.undecryptedHosts, "host", "hosts")) stayed encrypted and could not be inspected."
+        }
+        return (headline, detail)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import MouchardInspection
+
+/// The findings JSON document (`scan --format json`, `report --format json`): exactly the fields of
+/// ../shared/spec/findings.md (`tool`, `inputs`, `requests`, `findings`) plus the summary sections as
+/// extra top-level fields (`verdict`, `categories`, `destinations`, `data_flows`, `finding_groups`,
+/// `timeline`, `metadata_only_hosts`, `methodology`, `omitted`). Keys are snake_case.
+public enum FindingsJSON {
+    /// The document as UTF-8 JSON (sorted keys, so equal inputs give equal bytes).
+    public static func render(_ summary: AuditSummary, findings: [Finding]) throws -> [UInt8] {
+        let doc = Document(
+            tool: .init(name: summary.methodology.tool, version: summary.methodology.toolVersion),
+            inputs: summary.methodology.inputs, requests: summary.verdict.requests, findings: marker,
+            verdict: summary.verdict, categories: summary.categories, destinations: summary.destinations,
+            dataFlows: summary.dataFlows, findingGroups: summary.findingGroups, timeline: summary.timeline,
+            metadataOnlyHosts: summary.metadataOnlyHosts, methodology: summary.methodology, omitted: summary.omitted)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        // Findings are written by hand (fast for 100,000+), spliced in place of the marker.
+        let rows = JSONText.array(findings, indent: "  ") { f, out in JSONText.finding(f, into: &out) }
+        var bytes = JSONText.splice(Array(try encoder.encode(doc)), marker: marker, with: rows)
+        bytes.append(0x0A)
+        return bytes
+    }
+
+    static let marker = "@@mouchard-findings@@"
+
+    /// What a findings document read back gives: enough to rebuild a summary without the flows.
+    public struct Loaded: Sendable {
+        public var toolVersion: String?
+        public var inputs: [String]
+        public var requests: Int?
+        public var findings: [Finding]
+    }
+
+    /// Reads a findings document (ours or any producer following the spec); extra fields are ignored.
+    public static func load(_ data: Data) throws -> Loaded {
+        let decoder = JSONDecoder()
+        let doc = try decoder.decode(Minimal.self, from: data)
+        return Loaded(toolVersion: doc.tool?.version, inputs: doc.inputs ?? [], requests: doc.requests, findings: doc.findings)
+    }
+
+    struct Tool: Codable { var name: String; var version: String }
+
+    struct Document: Encodable {
+        var tool: Tool
+        var inputs: [String]
+        var requests: Int
+        /// The marker replaced by the findings array.
+        var findings: String
+        var verdict: AuditSummary.Verdict
+        var categories: [AuditSummary.CategoryCount]
+        var destinations: [AuditSummary.Destination]
+        var dataFlows: AuditSummary.DataFlowMatrix
+        var findingGroups: [FindingGroup]
+        var timeline: AuditSummary.Timeline
+        var metadataOnlyHosts: [AuditSummary.MetadataOnlyHost]
+        var methodology: AuditSummary.Methodology
+        var omitted: AuditSummary.Omitted
+    }
+
+    struct Minimal: Decodable {
+        var tool: Tool?
+        var inputs: [String]?
+        var requests: Int?
+        var findings: [Finding]
+    }
+}

@@ -1,1 +1,0 @@
-// MouchardReport: placeholder until its issue lands (see README "Architecture").

@@ -1,0 +1,98 @@
+import Foundation
+import MouchardFlow
+import MouchardInspection
+
+/// `mouchard-bench inspect [--pattern] [--mb N] [--runs N] HAR:PROFILE...`: inspector throughput on
+/// the given captures replicated to about N MB of request data (request line, headers and body as
+/// sent), one core, with each capture's full device profile (all variants) or with the pattern rules.
+/// Prints MB/s and requests/s, median of the runs. `--no-prefilter` walks every request.
+var inspectBenchmark: Benchmark {
+    Benchmark(name: "inspect", summary: "Inspector throughput (MB/s, requests/s) on replicated captures", run: runInspectBenchmark)
+}
+
+private func requestBytes(_ r: HTTPRequest) -> Int {
+    var n = r.method.utf8.count + r.head.target.utf8.count + 12
+    for f in r.headers { n += f.name.utf8.count + f.valueBytes.count + 4 }
+    return n + r.body.count
+}
+
+private func runInspectBenchmark(_ args: [String]) throws {
+    var pattern = false
+    var prefilter = true
+    var targetMB = 64.0
+    var runs = 5
+    var rulesDir = "Rules"
+    var inputs: [(String, String?)] = []
+    var i = 0
+    while i < args.count {
+        switch args[i] {
+        case "--pattern": pattern = true
+        case "--no-prefilter": prefilter = false
+        case "--mb": i += 1; targetMB = Double(args[i]) ?? targetMB
+        case "--runs": i += 1; runs = max(1, Int(args[i]) ?? runs)
+        case "--rules": i += 1; rulesDir = args[i]
+        default:
+            let parts = args[i].split(separator: ":", maxSplits: 1).map(String.init)
+            inputs.append((parts[0], parts.count > 1 ? parts[1] : nil))
+        }
+        i += 1
+    }
+    var sets: [RuleSet] = []
+    for name in try FileManager.default.contentsOfDirectory(atPath: rulesDir).sorted() where name.hasSuffix(".json") && name != "trackers.json" {
+        sets.append(try RuleFileLoader.load([UInt8](try Data(contentsOf: URL(fileURLWithPath: rulesDir + "/" + name))), file: name))
+    }
+    let rules = try RuleFileLoader.merge(sets)
+
+    // Each capture with its own inspector (its own device profile).
+    var work: [(Inspector, [Flow])] = []
+    var bytesPerPass = 0
+    var requestsPerPass = 0
+    for (har, profilePath) in inputs {
+        let flows = try HARReader.read(Data(contentsOf: URL(fileURLWithPath: har))).filter { $0.request != nil }
+        var profile: DeviceProfile?
+        if !pattern, let profilePath {
+            profile = try DeviceProfile.load([UInt8](try Data(contentsOf: URL(fileURLWithPath: profilePath))), file: profilePath)
+        }
+        var inspector = Inspector(rules: rules, profile: profile)
+        inspector.rawPrefilter = prefilter
+        if let kv = inspector.knownValues {
+            print("inspect: \(har): \(flows.count) requests, profile \(kv.patternCount) variants, \(kv.matcher.stateCount) DFA states")
+        }
+        work.append((inspector, flows))
+        bytesPerPass += flows.reduce(0) { $0 + requestBytes($1.request!) }
+        requestsPerPass += flows.count
+    }
+    guard bytesPerPass > 0 else { throw NSError(domain: "inspect", code: 1, userInfo: [NSLocalizedDescriptionKey: "no requests"]) }
+    let copies = max(1, Int((targetMB * 1_000_000 / Double(bytesPerPass)).rounded(.up)))
+    print("inspect: \(requestsPerPass) requests, \(bytesPerPass) bytes per pass; \(copies) copies = "
+          + String(format: "%.1f MB", Double(bytesPerPass * copies) / 1e6) + " per run, mode \(pattern ? "pattern" : "profile")")
+    var rates: [(Double, Double)] = []
+    var findings = 0
+    for run in 1...runs {
+        findings = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        let cpuStart = threadCPUSeconds()
+        for _ in 0..<copies {
+            for (inspector, flows) in work {
+                for flow in flows { findings += inspector.inspect(flow).count }
+            }
+        }
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        // CPU time of this thread: the machine is shared, so wall time overstates the cost.
+        let seconds = threadCPUSeconds() - cpuStart
+        let mbps = Double(bytesPerPass * copies) / 1e6 / seconds
+        let rps = Double(requestsPerPass * copies) / seconds
+        rates.append((mbps, rps))
+        print(String(format: "inspect: run %d: %.2f s CPU (%.2f s wall), %.1f MB/s, %.0f requests/s, %d findings",
+                     run, seconds, wall, mbps, rps, findings))
+    }
+    let mb = rates.map(\.0).sorted()[rates.count / 2]
+    let rq = rates.map(\.1).sorted()[rates.count / 2]
+    print(String(format: "inspect: median %.1f MB/s, %.0f requests/s (per CPU second, one core)", mb, rq))
+}
+
+private func threadCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Inspector throughput on the dev corpus replicated (release build, one core): MB/s of request data and
+# requests/s, median of runs, with each device's full profile; add --pattern for pattern mode.
+#   bench/inspect.sh [--pattern] [--no-prefilter] [--mb 64] [--runs 5]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+corpus=../shared/corpus/dev
+swift build -c release --product mouchard-bench >/dev/null
+.build/release/mouchard-bench inspect "$@" \
+  "$corpus/ios/traffic.har:$corpus/ios/device.json" "$corpus/android/traffic.har:$corpus/android/device.json"
