@@ -1,1 +1,0 @@
-// MouchardTLS: placeholder until its issue lands (see README "Architecture").

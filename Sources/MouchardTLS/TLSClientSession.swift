@@ -1,0 +1,58 @@
+import COpenSSL
+import CMouchardShims
+
+/// One origin-facing TLS connection, sans-I/O. Creating it starts the handshake: send
+/// `pendingOutput()` (the ClientHello) to the origin, feed back what it answers. Sends SNI for
+/// DNS names, verifies the chain and the host name or IP per the context's verification mode,
+/// and exposes the origin certificate's names so the phone-facing leaf can copy them.
+/// Use from one thread at a time.
+public final class TLSClientSession: TLSSession, @unchecked Sendable {
+    public let context: TLSClientContext
+    /// The host we connect to (DNS name or IP literal), as given.
+    public let host: String
+
+    /// - Parameters:
+    ///   - host: the origin's name (SNI + name check) or IP literal (IP check, no SNI).
+    ///   - serverName: override the SNI (e.g. the phone's SNI when connecting by IP); nil → `host`.
+    public init(context: TLSClientContext, host: String, serverName: String? = nil) throws(TLSError) {
+        self.context = context
+        self.host = host
+        super.init(engine: try TLSEngine(context: context.pointer, role: .client))
+        let ssl = engine.ssl
+        let ipBytes = IPAddressText.parse(host)
+        let sni = serverName ?? (ipBytes == nil ? host : nil)
+        if let sni, IPAddressText.parse(sni) == nil, LeafNames.isValidDNSName(sni.lowercased()) {
+            guard mouchard_SSL_set_tlsext_host_name(ssl, sni) == 1 else { throw openSSLFailure("setting SNI") }
+        }
+        if context.verification != .insecure {
+            engine.verifies = true
+            engine.verifiedHost = host
+            if ipBytes != nil {
+                var literal = host
+                if literal.hasPrefix("["), literal.hasSuffix("]") { literal = String(literal.dropFirst().dropLast()) }
+                guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), literal) == 1 else { throw .invalidName(host) }
+            } else {
+                SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
+                guard SSL_set1_host(ssl, host) == 1 else { throw .invalidName(host) }
+            }
+        }
+        _ = engine.advance()  // writes the ClientHello
+    }
+
+    /// The origin's leaf certificate (after the handshake; also in insecure mode).
+    public var peerCertificate: Certificate? {
+        guard let x509 = SSL_get1_peer_certificate(engine.ssl) else { return nil }
+        return Certificate(taking: x509)
+    }
+
+    /// The origin certificate's SAN DNS names, IPs and CN, to mint the phone-facing leaf.
+    public var peerNames: CertificateNames? { peerCertificate?.names }
+
+    /// Why the origin's chain would fail verification (nil when it verifies). Meaningful in
+    /// insecure mode too, where it is not enforced.
+    public var verificationProblem: String? {
+        let result = SSL_get_verify_result(engine.ssl)
+        guard result != X509_V_OK else { return nil }
+        return X509_verify_cert_error_string(result).map { String(cString: $0) } ?? "error \(result)"
+    }
+}
