@@ -1,0 +1,28 @@
+/// What `HTTPRequestParser` and `HTTPResponseParser` have in common, so code (such as
+/// `HTTPMessageReader`) can drive either.
+public protocol HTTPMessageParsing: Sendable {
+    associatedtype Head: Sendable & Hashable
+    /// Parses `bytes` (any split of the stream) and appends the resulting events to `events`.
+    /// On error, events for everything before the fault are already appended; the parser then stays
+    /// failed and every later call rethrows the same error.
+    mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [HTTPParserEvent<Head>]) throws(HTTPParseError)
+    /// Signals end of stream; throws `truncatedMessage` if a message is incomplete.
+    mutating func finish(into events: inout [HTTPParserEvent<Head>]) throws(HTTPParseError)
+}
+
+extension HTTPMessageParsing {
+    /// Convenience: parses `bytes` and returns their events. Events before an error are lost; use
+    /// `feed(_:into:)` to keep them.
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws(HTTPParseError) -> [HTTPParserEvent<Head>] {
+        var events: [HTTPParserEvent<Head>] = []
+        try feed(bytes, into: &events)
+        return events
+    }
+
+    /// Convenience: signals end of stream and returns the final events.
+    public mutating func finish() throws(HTTPParseError) -> [HTTPParserEvent<Head>] {
+        var events: [HTTPParserEvent<Head>] = []
+        try finish(into: &events)
+        return events
+    }
+}

@@ -1,0 +1,126 @@
+/// One complete (or, at end of stream, incomplete) HTTP/1 message gathered from parser events:
+/// head, body after transfer decoding (gzip and other content codings kept), trailers.
+///
+/// The body is capped by the reader's `bodyLimit`: past it bytes are counted in `bodyLength` but not
+/// kept, and `bodyTruncated` is true.
+public struct HTTPParsedMessage<Head: Sendable & Hashable>: Sendable, Hashable {
+    public var head: Head
+    /// Interim 1xx heads received before this final response (empty for requests).
+    public var informational: [Head]
+    public var body: [UInt8]
+    /// Number of body bytes the message carried (can exceed `body.count` when truncated).
+    public var bodyLength: Int
+    /// True when `body` holds only the first `bodyLimit` bytes, or the stream ended mid-body.
+    public var bodyTruncated: Bool
+    public var trailers: HTTPHeaders
+    /// False only for the message the stream ended in (see `HTTPMessageReader.partial`).
+    public var isComplete: Bool
+
+    public init(head: Head, informational: [Head] = [], body: [UInt8] = [], bodyLength: Int? = nil,
+                bodyTruncated: Bool = false, trailers: HTTPHeaders = [], isComplete: Bool = true) {
+        self.head = head
+        self.informational = informational
+        self.body = body
+        self.bodyLength = bodyLength ?? body.count
+        self.bodyTruncated = bodyTruncated
+        self.trailers = trailers
+        self.isComplete = isComplete
+    }
+}
+
+/// A complete request read by an `HTTPMessageReader<HTTPRequestParser>`.
+public typealias HTTPParsedRequest = HTTPParsedMessage<HTTPRequestHead>
+/// A complete response read by an `HTTPMessageReader<HTTPResponseParser>`.
+public typealias HTTPParsedResponse = HTTPParsedMessage<HTTPResponseHead>
+
+/// Drives a parser and gathers its events into whole messages with a capped body, for consumers
+/// that want messages rather than a stream (the sniffer, HAR import, tests).
+///
+/// Bytes after a switch to a tunnel are not kept; `tunnelByteCount` counts them.
+public struct HTTPMessageReader<Parser: HTTPMessageParsing>: Sendable {
+    public typealias Message = HTTPParsedMessage<Parser.Head>
+
+    /// The underlying parser (e.g. to call `expectResponse(to:)` on a response parser).
+    public var parser: Parser
+    /// Most body bytes kept per message.
+    public let bodyLimit: Int
+    /// The message in progress: its head has been parsed but not its end (nil between messages).
+    /// After `finish` throws `truncatedMessage`, this is what was received of the last message.
+    public private(set) var partial: Message?
+    /// Bytes seen after the connection became a tunnel.
+    public private(set) var tunnelByteCount = 0
+    private var interim: [Parser.Head] = []
+    private var events: [HTTPParserEvent<Parser.Head>] = []
+
+    public init(parser: Parser, bodyLimit: Int = 16 << 20) {
+        self.parser = parser
+        self.bodyLimit = max(0, bodyLimit)
+    }
+
+    /// Parses `bytes` and appends every message they complete to `messages`. On error, the messages
+    /// completed before the fault are already appended.
+    public mutating func feed(_ bytes: some Collection<UInt8>, into messages: inout [Message]) throws(HTTPParseError) {
+        events.removeAll(keepingCapacity: true)
+        var failure: HTTPParseError?
+        do { try parser.feed(bytes, into: &events) } catch { failure = error }
+        gather(into: &messages)
+        if let failure { throw failure }
+    }
+
+    /// End of stream. Completes an until-close response; throws `truncatedMessage` if a message was
+    /// incomplete, leaving what arrived of it in `partial` (marked incomplete and truncated).
+    public mutating func finish(into messages: inout [Message]) throws(HTTPParseError) {
+        events.removeAll(keepingCapacity: true)
+        var failure: HTTPParseError?
+        do { try parser.finish(into: &events) } catch { failure = error }
+        gather(into: &messages)
+        if let failure {
+            if partial != nil {
+                partial?.isComplete = false
+                partial?.bodyTruncated = true
+            }
+            throw failure
+        }
+    }
+
+    /// Convenience: every message of a whole stream (feed then finish).
+    public static func messages(in bytes: some Collection<UInt8>, parser: Parser,
+                                bodyLimit: Int = 16 << 20) throws(HTTPParseError) -> [Message] {
+        var reader = HTTPMessageReader(parser: parser, bodyLimit: bodyLimit)
+        var messages: [Message] = []
+        try reader.feed(bytes, into: &messages)
+        try reader.finish(into: &messages)
+        return messages
+    }
+
+    private mutating func gather(into messages: inout [Message]) {
+        for event in events {
+            switch event {
+            case .informational(let head):
+                interim.append(head)
+            case .head(let head):
+                partial = Message(head: head, informational: interim)
+                interim = []
+            case .body(let bytes):
+                guard var m = partial else { continue }
+                partial = nil // keep the body uniquely referenced while appending
+                m.bodyLength += bytes.count
+                let room = bodyLimit - m.body.count
+                if bytes.count <= room {
+                    m.body.append(contentsOf: bytes)
+                } else {
+                    m.body.append(contentsOf: bytes.prefix(room))
+                    m.bodyTruncated = true
+                }
+                partial = m
+            case .trailers(let trailers):
+                partial?.trailers = trailers
+            case .end:
+                if let m = partial { messages.append(m) }
+                partial = nil
+            case .tunnel(let bytes):
+                tunnelByteCount += bytes.count
+            }
+        }
+    }
+}
