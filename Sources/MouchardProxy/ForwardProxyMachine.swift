@@ -1,4 +1,5 @@
 import Foundation
+import MouchardFlow
 import MouchardWire
 
 /// The HTTP/1 forward proxy for one client connection, as a sans-I/O state machine: the driver

@@ -12,9 +12,10 @@ public final class TLSInterceptor: Sendable {
 
     public init(settings: InterceptionSettings) throws {
         self.settings = settings
-        let keyLog = try settings.keyLogPath.map { try TLSKeyLog(path: $0) }
+        var keyLog: TLSKeyLog?
+        if let path = settings.keyLogPath { keyLog = try TLSKeyLog(path: path) }
         authority = try CertificateAuthority.loadOrCreate(directory: settings.authorityDirectory)
-        minter = LeafCertificateMinter(authority: authority)
+        minter = try LeafCertificateMinter(authority: authority)
         serverContext = try TLSServerContext(alpn: ["http/1.1"], keyLog: keyLog)
         let verification: UpstreamVerification
         if settings.insecureUpstream {

@@ -48,8 +48,10 @@ final class UpstreamLink: StreamConnectionDelegate {
 
     /// Resolves and connects; the owner hears `upstreamReady` or `upstreamFailed`.
     func start(resolver: Resolver) {
-        resolver.resolve(host: target.host, port: target.port, on: loop) { [weak self] result in
-            self?.resolved(result)
+        let me = UncheckedBox(WeakBox(self))
+        resolver.resolve(host: target.host, port: target.port, on: loop) { result in
+            // Delivered on this link's loop.
+            me.value.value?.resolved(result)
         }
     }
 
@@ -207,4 +209,10 @@ final class UpstreamLink: StreamConnectionDelegate {
     func streamDrained(_ stream: StreamConnection) {
         owner?.upstreamDrained(self)
     }
+}
+
+/// A weak reference, to hand a loop-confined object to a callback without keeping it alive.
+final class WeakBox<T: AnyObject> {
+    weak var value: T?
+    init(_ value: T) { self.value = value }
 }
