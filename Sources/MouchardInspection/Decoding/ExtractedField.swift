@@ -1,0 +1,60 @@
+/// Where a value sat in a request and how it had to be decoded to be read.
+public struct FieldOrigin: Sendable, Hashable {
+    /// `url`, `query:NAME`, `header:NAME`, `cookie:NAME`, `form:NAME`, `multipart:NAME`, `body`,
+    /// `body:$.a.b[2]`, `body:pb.1.3`, `body:/plist/dict/key`.
+    public var location: String
+    /// Path inside an encoded blob found at `location` (e.g. `$.properties.id` inside base64 JSON).
+    public var inner: String?
+    /// Decodings undone to reach the value, outermost first (`url`, `base64`, `gzip`, `hex`, ...).
+    public var decodings: [String]
+    /// The nearest key naming the value (query/form/JSON key, header name, protobuf field number).
+    public var key: String
+    /// The key of the enclosing object, if any (helps hints like `location.lat`).
+    public var parentKey: String
+
+    public init(location: String, inner: String? = nil, decodings: [String] = [], key: String = "", parentKey: String = "") {
+        self.location = location
+        self.inner = inner
+        self.decodings = decodings
+        self.key = key
+        self.parentKey = parentKey
+    }
+
+    /// The encoding chain in the order the transformations were applied (`base64+url`), with
+    /// `first` (e.g. `md5`, the digest applied to the value itself) in front; `plain` when empty.
+    public func encodingChain(first: String? = nil) -> String {
+        var parts: [String] = []
+        if let first, first != "plain" { parts.append(first) }
+        parts.append(contentsOf: decodings.reversed())
+        return parts.isEmpty ? "plain" : parts.joined(separator: "+")
+    }
+}
+
+/// A leaf value extracted from a request, as bytes, with its origin.
+public struct ExtractedField: Sendable {
+    public var bytes: [UInt8]
+    public var origin: FieldOrigin
+    /// True when the value was a number in its container (JSON number, protobuf varint).
+    public var isNumber: Bool
+}
+
+/// Numbers that sat side by side in one container (a JSON object, a query string, the headers, one
+/// string like `ll=47.1,2.3`): the candidates for a coordinate pair.
+public struct NumberGroup: Sendable {
+    /// One number with the key naming it and the decimals written.
+    public struct Member: Sendable {
+        public var key: String
+        public var value: Double
+        public var decimals: Int
+    }
+    /// How `where` is built for a pair (a, b): `prefix + "a,b"` when `inner` is nil, else
+    /// `prefix` stays the location and `inner + "a,b"` is the inner path.
+    public var prefix: String
+    public var inner: String?
+    public var decodings: [String]
+    /// The key of the container itself (`pickup`, `location`, `ll`).
+    public var containerKey: String
+    public var members: [Member]
+    /// True when the numbers came from one string (`47.1,2.3`), false for sibling fields.
+    public var fromOneString: Bool
+}

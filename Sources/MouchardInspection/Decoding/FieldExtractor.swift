@@ -1,0 +1,635 @@
+import MouchardCodec
+import MouchardFlow
+import MouchardWire
+
+/// Turns one HTTP request into the leaf values it carries, recursively undoing the layers apps
+/// use to hide them: URL path, query (bracket and repeated keys), headers, cookies, form,
+/// multipart, JSON (and strings holding JSON), NDJSON, XML/plist, protobuf, gzip/deflate/br (by
+/// header and magic bytes), percent-encoding (also double), base64/base64url (whole and embedded),
+/// JWT segments and hex. Depth, fan-out and decoded sizes are bounded.
+public struct FieldExtractor: Sendable {
+    public var maxDepth: Int = 8
+    public var maxFields: Int = 20_000
+    public var maxDecodedBytes: Int = 16 << 20
+    /// Shortest run of base64 characters worth decoding.
+    public var minBase64Length: Int = 12
+
+    public init() {}
+
+    /// Everything extracted from one request.
+    public struct Result: Sendable {
+        public var fields: [ExtractedField] = []
+        public var groups: [NumberGroup] = []
+        /// Problems met while decoding (kept for diagnostics; decoding goes on).
+        public var notes: [String] = []
+    }
+
+    public func extract(_ request: HTTPRequest) -> Result {
+        var w = Walker(config: self)
+        w.walkPath(request.path)
+        if let q = request.query { w.walkForm(Array(q.utf8)[...], prefix: "query:", origin: FieldOrigin(location: "query"), depth: 0) }
+        w.walkHeaders(request.headers)
+        w.walkBody(request)
+        return w.result
+    }
+
+    /// Extracts from a free-standing value (tests, other sources): as if found at `location`.
+    public func extract(value: [UInt8], location: String, key: String = "") -> Result {
+        var w = Walker(config: self)
+        w.leaf(value[...], FieldOrigin(location: location, key: key), depth: 0)
+        return w.result
+    }
+}
+
+private let skippedHeaders: Set<String> = ["host", "content-length", "connection", "accept-encoding", "content-encoding",
+                                           "transfer-encoding", "accept", "accept-language", "cookie", "content-type",
+                                           "keep-alive", "te", "upgrade", "cache-control", "pragma"]
+
+private struct Walker {
+    let config: FieldExtractor
+    var result = FieldExtractor.Result()
+
+    init(config: FieldExtractor) { self.config = config }
+
+    var full: Bool { result.fields.count >= config.maxFields }
+
+    mutating func emit(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, isNumber: Bool = false) {
+        guard !full, !bytes.isEmpty else { return }
+        result.fields.append(ExtractedField(bytes: Array(bytes), origin: origin, isNumber: isNumber))
+    }
+
+    // MARK: URL path
+
+    mutating func walkPath(_ path: String) {
+        var previous = ""
+        for segment in path.split(separator: "/") where !segment.isEmpty {
+            let bytes = Array(segment.utf8)
+            leaf(bytes[...], FieldOrigin(location: "url", key: previous), depth: 0)
+            previous = String(segment)
+        }
+    }
+
+    // MARK: headers and cookies
+
+    mutating func walkHeaders(_ headers: HTTPHeaders) {
+        var members: [NumberGroup.Member] = []
+        for field in headers {
+            let name = field.name.lowercased()
+            if name == "cookie" {
+                walkCookies(field.valueBytes)
+                continue
+            }
+            if skippedHeaders.contains(name) { continue }
+            let origin = FieldOrigin(location: "header:\(field.name)", key: field.name)
+            if let n = parseDecimal(field.valueBytes[...]) { members.append(.init(key: field.name, value: n.value, decimals: n.decimals)) }
+            leaf(field.valueBytes[...], origin, depth: 0)
+        }
+        if members.count >= 2 {
+            result.groups.append(NumberGroup(prefix: "header:", inner: nil, decodings: [], containerKey: "", members: members, fromOneString: false))
+        }
+    }
+
+    mutating func walkCookies(_ bytes: [UInt8]) {
+        for part in bytes.split(separator: UInt8(ascii: ";")) {
+            var p = part
+            while let f = p.first, f == 0x20 { p = p.dropFirst() }
+            guard let eq = p.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let name = String(decoding: p[p.startIndex..<eq], as: UTF8.self)
+            var value = p[(eq + 1)...]
+            if value.count >= 2, value.first == 0x22, value.last == 0x22 { value = value.dropFirst().dropLast() }
+            leaf(value, FieldOrigin(location: "cookie:\(name)", key: name), depth: 0)
+        }
+    }
+
+    // MARK: form and query
+
+    /// `a=1&b=2` (also `;` separators); names percent-decoded; `prefix` + name is the location,
+    /// unless `origin` already sits inside a blob (then the name extends its inner path).
+    mutating func walkForm(_ bytes: ArraySlice<UInt8>, prefix: String, origin: FieldOrigin, depth: Int) {
+        var members: [NumberGroup.Member] = []
+        let nested = prefix.isEmpty
+        for pair in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            if full { return }
+            let eq = pair.firstIndex(of: UInt8(ascii: "="))
+            let rawName = eq.map { pair[pair.startIndex..<$0] } ?? pair
+            let rawValue = eq.map { pair[($0 + 1)...] } ?? pair[pair.endIndex...]
+            let name = String(decoding: ByteCodecs.percentDecode(rawName, plusAsSpace: true) ?? Array(rawName), as: UTF8.self)
+            var o = origin
+            o.key = bracketLeaf(name)
+            o.parentKey = origin.key
+            if nested {
+                o.inner = (origin.inner ?? "") + (origin.inner == nil ? "" : ".") + name
+            } else {
+                o.location = prefix + name
+            }
+            if eq == nil {
+                if !nested { leaf(rawName, FieldOrigin(location: prefix.hasPrefix("query") ? "query:\(name)" : o.location, key: ""), depth: depth) }
+                continue
+            }
+            if let decoded = ByteCodecs.percentDecode(rawValue, plusAsSpace: true) {
+                if let n = parseDecimal(decoded[...]) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
+                var d = o
+                d.decodings.append("url")
+                // The raw form is scanned too: known values may be matched in their encoded form.
+                emit(rawValue, o)
+                leaf(decoded[...], d, depth: depth + 1)
+            } else {
+                if let n = parseDecimal(rawValue) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
+                leaf(rawValue, o, depth: depth)
+            }
+        }
+        if members.count >= 2 {
+            if nested {
+                result.groups.append(NumberGroup(prefix: origin.location, inner: (origin.inner.map { $0 + "." } ?? ""), decodings: origin.decodings,
+                                                 containerKey: origin.key, members: members, fromOneString: false))
+            } else {
+                result.groups.append(NumberGroup(prefix: prefix, inner: nil, decodings: origin.decodings, containerKey: "",
+                                                 members: members, fromOneString: false))
+            }
+        }
+    }
+
+    /// `ud[em]` → `em`, `a[]` → `a`.
+    func bracketLeaf(_ name: String) -> String {
+        guard name.hasSuffix("]"), let open = name.lastIndex(of: "[") else { return name }
+        let inside = name[name.index(after: open)..<name.index(before: name.endIndex)]
+        return inside.isEmpty ? String(name[..<open]) : String(inside)
+    }
+
+    // MARK: body
+
+    mutating func walkBody(_ request: HTTPRequest) {
+        var body = request.body
+        guard !body.isEmpty else { return }
+        var decodings: [String] = []
+        let headers = request.headers
+        if let ce = headers["Content-Encoding"]?.lowercased().trimmingASCIISpaces(), !ce.isEmpty, ce != "identity" {
+            if let out = try? ContentDecoder(limit: config.maxDecodedBytes).decode(body, contentEncoding: ce) {
+                body = out
+                decodings.append(contentsOf: ce.split(separator: ",").map { $0.trimmingCharacters(in: " ") }.reversed())
+            } else {
+                result.notes.append("body: cannot undo Content-Encoding \(ce)")
+            }
+        }
+        if let (inflated, how) = inflateByMagic(body[...]) {
+            body = inflated
+            decodings.append(how)
+        }
+        let contentType = headers["Content-Type"]?.lowercased() ?? ""
+        let origin = FieldOrigin(location: "body", decodings: decodings)
+        walkDocument(body[...], contentType: contentType, origin: origin, topLevel: true, depth: 0)
+    }
+
+    /// A whole document (a body, a multipart part): by content type, else by shape.
+    mutating func walkDocument(_ bytes: ArraySlice<UInt8>, contentType: String, origin: FieldOrigin, topLevel: Bool, depth: Int) {
+        if contentType.contains("multipart/"), let boundary = boundaryParameter(contentType) {
+            walkMultipart(bytes, boundary: boundary, origin: origin, depth: depth)
+            return
+        }
+        if contentType.contains("x-www-form-urlencoded") {
+            walkForm(bytes, prefix: topLevel ? "form:" : "", origin: origin, depth: depth)
+            return
+        }
+        if contentType.contains("protobuf") || contentType.contains("grpc") || contentType.contains("octet-stream")
+            || contentType.contains("x-thrift") || !ByteCodecs.looksLikeText(Array(bytes.prefix(512))) {
+            var payload = bytes
+            if contentType.contains("grpc"), payload.count >= 5, payload[payload.startIndex] == 0 {
+                payload = payload.dropFirst(5)
+            }
+            if walkProtobuf(payload, origin: origin, topLevel: topLevel, path: "pb", depth: depth) { return }
+        }
+        let trimmed = trimSpace(bytes)
+        if let first = trimmed.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            if let v = try? JSONParser().parse(trimmed) {
+                walkJSON(v, path: "$", key: "", parentKey: origin.key, origin: origin, topLevel: topLevel, depth: depth)
+                return
+            }
+            if let seq = JSONParser().parseSequence(Array(trimmed)) {
+                for (i, v) in seq.enumerated() {
+                    walkJSON(v, path: "$[\(i)]", key: "", parentKey: origin.key, origin: origin, topLevel: topLevel, depth: depth)
+                }
+                return
+            }
+        }
+        if let first = trimmed.first, first == UInt8(ascii: "<") {
+            walkXML(trimmed, origin: origin, topLevel: topLevel, depth: depth)
+            return
+        }
+        if topLevel, looksLikeForm(trimmed) {
+            walkForm(trimmed, prefix: "form:", origin: origin, depth: depth)
+            return
+        }
+        leaf(bytes, origin, depth: depth)
+    }
+
+    func boundaryParameter(_ contentType: String) -> String? {
+        guard let r = contentType.range(of: "boundary=") else { return nil }
+        var b = contentType[r.upperBound...]
+        if let semi = b.firstIndex(of: ";") { b = b[..<semi] }
+        return b.trimmingCharacters(in: "\" ")
+    }
+
+    mutating func walkMultipart(_ bytes: ArraySlice<UInt8>, boundary: String, origin: FieldOrigin, depth: Int) {
+        // The content type was lower-cased; find the boundary case-insensitively.
+        let delimiter = Array(("--" + boundary).utf8)
+        var starts: [Int] = []
+        var i = bytes.startIndex
+        while i + delimiter.count <= bytes.endIndex, starts.count < 1000 {
+            var ok = true
+            for k in 0..<delimiter.count where foldASCII(bytes[i + k]) != foldASCII(delimiter[k]) { ok = false; break }
+            if ok { starts.append(i); i += delimiter.count } else { i += 1 }
+        }
+        guard starts.count >= 2 else { leaf(bytes, origin, depth: depth); return }
+        for (a, b) in zip(starts, starts.dropFirst()) {
+            var part = bytes[(a + delimiter.count)..<b]
+            // Headers end at the first blank line.
+            guard let sep = findSubsequence(part, [13, 10, 13, 10]) ?? findSubsequence(part, [10, 10]) else { continue }
+            let headerText = String(decoding: part[part.startIndex..<sep], as: UTF8.self)
+            let sepLength = part[sep] == 13 ? 4 : 2
+            part = part[(sep + sepLength)...]
+            if part.last == 10 { part = part.dropLast() }
+            if part.last == 13 { part = part.dropLast() }
+            var name = "part"
+            var partType = ""
+            for line in headerText.split(whereSeparator: { $0 == "\r" || $0 == "\n" }) {
+                let l = line.lowercased()
+                if l.hasPrefix("content-disposition"), let r = line.range(of: "name=\"") {
+                    let rest = line[r.upperBound...]
+                    if let q = rest.firstIndex(of: "\"") { name = String(rest[..<q]) }
+                } else if l.hasPrefix("content-type:") {
+                    partType = String(l.dropFirst("content-type:".count)).trimmingASCIISpaces()
+                }
+            }
+            var o = origin
+            o.location = "multipart:\(name)"
+            o.key = name
+            walkDocument(part, contentType: partType, origin: o, topLevel: false, depth: depth + 1)
+        }
+    }
+
+    // MARK: JSON
+
+    mutating func walkJSON(_ v: JSONValue, path: String, key: String, parentKey: String, origin: FieldOrigin, topLevel: Bool, depth: Int) {
+        if full { return }
+        func at(_ p: String, key: String, parent: String) -> FieldOrigin {
+            var o = origin
+            if topLevel { o.location = "\(origin.location):\(p)" } else { o.inner = p }
+            o.key = key
+            o.parentKey = parent
+            return o
+        }
+        switch v.kind {
+        case .object(let members):
+            var numbers: [NumberGroup.Member] = []
+            for m in members {
+                let childPath = path + "." + m.key
+                if case .number(let t) = m.value.kind, let n = parseDecimal(t[...]) {
+                    numbers.append(.init(key: m.key, value: n.value, decimals: n.decimals))
+                } else if case .string(let s) = m.value.kind, let n = parseDecimal(s[...]) {
+                    numbers.append(.init(key: m.key, value: n.value, decimals: n.decimals))
+                }
+                walkJSON(m.value, path: childPath, key: m.key, parentKey: key, origin: origin, topLevel: topLevel, depth: depth)
+            }
+            if numbers.count >= 2 {
+                if topLevel {
+                    result.groups.append(NumberGroup(prefix: "\(origin.location):\(path).", inner: nil, decodings: origin.decodings,
+                                                     containerKey: key, members: numbers, fromOneString: false))
+                } else {
+                    result.groups.append(NumberGroup(prefix: origin.location, inner: path + ".", decodings: origin.decodings,
+                                                     containerKey: key, members: numbers, fromOneString: false))
+                }
+            }
+        case .array(let items):
+            var numbers: [NumberGroup.Member] = []
+            for (i, item) in items.enumerated() {
+                if case .number(let t) = item.kind, items.count <= 3, let n = parseDecimal(t[...]) {
+                    numbers.append(.init(key: "\(i)", value: n.value, decimals: n.decimals))
+                }
+                walkJSON(item, path: "\(path)[\(i)]", key: key, parentKey: parentKey, origin: origin, topLevel: topLevel, depth: depth)
+            }
+            if numbers.count >= 2 {
+                let o = at(path, key: key, parent: parentKey)
+                result.groups.append(NumberGroup(prefix: o.location, inner: o.inner, decodings: origin.decodings,
+                                                 containerKey: key, members: numbers, fromOneString: true))
+            }
+        case .string(let s):
+            leaf(s[...], at(path, key: key, parent: parentKey), depth: depth + 1)
+        case .number(let t):
+            emit(t[...], at(path, key: key, parent: parentKey), isNumber: true)
+        case .bool, .null:
+            break
+        }
+    }
+
+    // MARK: XML / plist
+
+    /// A forgiving scan of XML text: text nodes and attribute values become leaves named by the
+    /// element path; in a plist, `<key>` names the next value.
+    mutating func walkXML(_ bytes: ArraySlice<UInt8>, origin: FieldOrigin, topLevel: Bool, depth: Int) {
+        var stack: [String] = []
+        var plistKey: String?
+        var i = bytes.startIndex
+        var textStart = i
+        var numbers: [NumberGroup.Member] = []
+        func place(_ name: String) -> FieldOrigin {
+            var o = origin
+            let p = "/" + stack.joined(separator: "/") + (name.isEmpty ? "" : "/" + name)
+            if topLevel { o.location = "\(origin.location):\(p)" } else { o.inner = p }
+            o.key = name.isEmpty ? (stack.last ?? "") : name
+            return o
+        }
+        while i < bytes.endIndex, !full {
+            guard bytes[i] == UInt8(ascii: "<") else { i += 1; continue }
+            let text = trimSpace(bytes[textStart..<i])
+            if !text.isEmpty {
+                let decoded = xmlUnescape(text)
+                let name = plistKey ?? ""
+                if stack.last == "key" {
+                    plistKey = String(decoding: decoded, as: UTF8.self)
+                } else {
+                    if let n = parseDecimal(decoded[...]) {
+                        numbers.append(.init(key: plistKey ?? stack.last ?? "", value: n.value, decimals: n.decimals))
+                    }
+                    leaf(decoded[...], place(name), depth: depth + 1)
+                    plistKey = nil
+                }
+            }
+            guard let close = bytes[i...].firstIndex(of: UInt8(ascii: ">")) else { break }
+            let tag = bytes[(i + 1)..<close]
+            i = close + 1
+            textStart = i
+            guard let f = tag.first else { continue }
+            if f == UInt8(ascii: "?") || f == UInt8(ascii: "!") { continue }
+            if f == UInt8(ascii: "/") { if !stack.isEmpty { stack.removeLast() }; continue }
+            let selfClosing = tag.last == UInt8(ascii: "/")
+            let nameEnd = tag.firstIndex(where: { $0 == 0x20 || $0 == 0x2F || $0 == 0x09 || $0 == 0x0A }) ?? tag.endIndex
+            let name = String(decoding: tag[tag.startIndex..<nameEnd], as: UTF8.self)
+            // Attributes: name="value".
+            var j = nameEnd
+            while j < tag.endIndex, let eq = tag[j...].firstIndex(of: UInt8(ascii: "=")) {
+                let attrName = String(decoding: trimSpace(tag[j..<eq]), as: UTF8.self)
+                var k = eq + 1
+                guard k < tag.endIndex, tag[k] == 0x22 || tag[k] == 0x27 else { break }
+                let quote = tag[k]
+                k += 1
+                guard let endQ = tag[k...].firstIndex(of: quote) else { break }
+                stack.append(name)
+                leaf(xmlUnescape(tag[k..<endQ])[...], place("@" + attrName), depth: depth + 1)
+                stack.removeLast()
+                j = endQ + 1
+            }
+            if !selfClosing, stack.count < 64 { stack.append(name) }
+        }
+        if numbers.count >= 2 {
+            result.groups.append(NumberGroup(prefix: topLevel ? "\(origin.location):" : origin.location, inner: topLevel ? nil : "",
+                                             decodings: origin.decodings, containerKey: "", members: numbers, fromOneString: false))
+        }
+    }
+
+    func xmlUnescape(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        guard bytes.contains(UInt8(ascii: "&")) else { return Array(bytes) }
+        var s = String(decoding: bytes, as: UTF8.self)
+        for (e, r) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&apos;", "'"), ("&amp;", "&")] {
+            s = s.replacingOccurrences(of: e, with: r)
+        }
+        return Array(s.utf8)
+    }
+
+    // MARK: protobuf
+
+    /// Walks a schema-less protobuf message. Returns false (and emits nothing) when the bytes are
+    /// not a well-formed message.
+    @discardableResult
+    mutating func walkProtobuf(_ bytes: ArraySlice<UInt8>, origin: FieldOrigin, topLevel: Bool, path: String, depth: Int) -> Bool {
+        guard depth < config.maxDepth, let fields = ProtobufScanner.scan(bytes) else { return false }
+        var numbers: [NumberGroup.Member] = []
+        for f in fields {
+            if full { break }
+            let p = "\(path).\(f.number)"
+            var o = origin
+            if topLevel { o.location = "\(origin.location):\(p)" } else { o.inner = p }
+            o.key = "\(f.number)"
+            switch f.value {
+            case .varint(let v):
+                emit(Array(String(v).utf8)[...], o, isNumber: true)
+            case .fixed64(let d):
+                if d.isFinite, abs(d) > 1e-6, abs(d) < 1e7 {
+                    numbers.append(.init(key: "\(f.number)", value: d, decimals: 6))
+                }
+            case .fixed32(let d):
+                if d.isFinite, abs(d) > 1e-6, abs(d) < 1e7 {
+                    numbers.append(.init(key: "\(f.number)", value: Double(d), decimals: 4))
+                }
+            case .bytes(let b):
+                if ByteCodecs.looksLikeText(Array(b)) {
+                    leaf(b, o, depth: depth + 1)
+                } else if !walkProtobuf(b, origin: origin, topLevel: topLevel, path: p, depth: depth + 1) {
+                    leaf(b, o, depth: depth + 1)
+                }
+            }
+        }
+        if numbers.count >= 2 {
+            result.groups.append(NumberGroup(prefix: topLevel ? "\(origin.location):\(path)." : origin.location,
+                                             inner: topLevel ? nil : path + ".", decodings: origin.decodings,
+                                             containerKey: path, members: numbers, fromOneString: false))
+        }
+        return true
+    }
+
+    // MARK: leaves
+
+    /// Records one value and tries to decode it further.
+    mutating func leaf(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
+        guard !bytes.isEmpty, !full else { return }
+        emit(bytes, origin)
+        guard depth < config.maxDepth else { return }
+        numbersInString(bytes, origin)
+        let trimmed = trimSpace(bytes)
+        guard trimmed.count >= 4 else { return }
+        // Compressed blobs.
+        if let (inflated, how) = inflateByMagic(trimmed) {
+            var o = origin
+            o.decodings.append(how)
+            walkDocument(inflated[...], contentType: "", origin: o, topLevel: false, depth: depth + 1)
+            return
+        }
+        let first = trimmed[trimmed.startIndex]
+        // JSON inside a string.
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            if let v = try? JSONParser().parse(trimmed) {
+                walkJSON(v, path: (origin.inner ?? "$") , key: origin.key, parentKey: origin.parentKey, origin: origin, topLevel: false, depth: depth + 1)
+                return
+            }
+        }
+        if first == UInt8(ascii: "<"), trimmed.last == UInt8(ascii: ">") {
+            walkXML(trimmed, origin: origin, topLevel: false, depth: depth + 1)
+            return
+        }
+        // Percent-encoding left in a value (double encoding, or a header/JSON string holding it).
+        if ByteCodecs.hasPercentEscape(trimmed), let decoded = ByteCodecs.percentDecode(trimmed, plusAsSpace: false) {
+            var o = origin
+            o.decodings.append("url")
+            leaf(decoded[...], o, depth: depth + 1)
+            return
+        }
+        // A query/form string inside a value.
+        if looksLikeForm(trimmed) {
+            walkForm(trimmed, prefix: "", origin: origin, depth: depth + 1)
+        }
+        tryHex(trimmed, origin, depth: depth)
+        tryBase64(trimmed, origin, depth: depth)
+    }
+
+    mutating func tryHex(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
+        guard bytes.count >= 8, bytes.count % 2 == 0, bytes.count <= 1 << 16 else { return }
+        guard let decoded = ByteCodecs.hexDecode(bytes), ByteCodecs.looksLikeText(decoded), decoded.contains(where: { isASCIIAlnum($0) }) else { return }
+        // Digits-only hex decodes to punctuation; demand some letters or digits in the text.
+        var o = origin
+        o.decodings.append("hex")
+        leaf(decoded[...], o, depth: depth + 1)
+    }
+
+    /// Base64 / base64url: the whole value, or runs of the alphabet inside it (JWT segments,
+    /// `Basic …`, `email:ts` tokens).
+    mutating func tryBase64(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
+        var i = bytes.startIndex
+        var tried = 0
+        while i < bytes.endIndex, tried < 64 {
+            guard ByteCodecs.isBase64Byte(bytes[i]) else { i += 1; continue }
+            let start = i
+            while i < bytes.endIndex, ByteCodecs.isBase64Byte(bytes[i]) { i += 1 }
+            var end = i
+            while end < bytes.endIndex, bytes[end] == 0x3D, end - i < 2 { end += 1 }
+            let run = bytes[start..<end]
+            i = end
+            guard run.count >= config.minBase64Length else { continue }
+            // Plain words, numbers and hex strings are not worth decoding.
+            if run.allSatisfy({ hexNibble($0) != nil }) { continue }
+            tried += 1
+            guard let decoded = ByteCodecs.base64Decode(run), decoded.count >= 4 else { continue }
+            var o = origin
+            o.decodings.append("base64")
+            if decoded.count >= 2, decoded[0] == 0x1F, decoded[1] == 0x8B {
+                leaf(decoded[...], o, depth: depth + 1)
+            } else if ByteCodecs.looksLikeText(decoded) {
+                leaf(decoded[...], o, depth: depth + 1)
+            } else if decoded.count >= 8 {
+                _ = walkProtobuf(decoded[...], origin: o, topLevel: false, path: "pb", depth: depth + 1)
+            }
+        }
+    }
+
+    /// Decimal numbers written inside one string (`47.08,2.39`, `geo:47.08;2.39`, `[2.39, 47.08]`).
+    mutating func numbersInString(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin) {
+        guard bytes.count >= 7, bytes.count <= 200, bytes.contains(UInt8(ascii: ".")) else { return }
+        var members: [NumberGroup.Member] = []
+        var i = bytes.startIndex
+        while i < bytes.endIndex, members.count < 8 {
+            let b = bytes[i]
+            let startsNumber = (b >= 0x30 && b <= 0x39) || (b == 0x2D && i + 1 < bytes.endIndex && bytes[i + 1] >= 0x30 && bytes[i + 1] <= 0x39)
+            if !startsNumber { i += 1; continue }
+            if i > bytes.startIndex, isASCIIAlnum(bytes[i - 1]) || bytes[i - 1] == 0x2E {
+                while i < bytes.endIndex, isASCIIAlnum(bytes[i]) || bytes[i] == 0x2E { i += 1 }
+                continue
+            }
+            var j = i + 1
+            while j < bytes.endIndex, (bytes[j] >= 0x30 && bytes[j] <= 0x39) || bytes[j] == 0x2E { j += 1 }
+            if j < bytes.endIndex, isASCIIAlnum(bytes[j]) { i = j; continue }
+            if let n = parseDecimal(bytes[i..<j]) {
+                members.append(.init(key: "\(members.count)", value: n.value, decimals: n.decimals))
+            }
+            i = j
+        }
+        if members.count >= 2 {
+            result.groups.append(NumberGroup(prefix: origin.location, inner: origin.inner, decodings: origin.decodings,
+                                             containerKey: origin.key, members: members, fromOneString: true))
+        }
+    }
+
+    // MARK: helpers
+
+    func inflateByMagic(_ bytes: ArraySlice<UInt8>) -> ([UInt8], String)? {
+        guard bytes.count >= 10 else { return nil }
+        let b0 = bytes[bytes.startIndex], b1 = bytes[bytes.startIndex + 1]
+        let decoder = ContentDecoder(limit: config.maxDecodedBytes)
+        if b0 == 0x1F, b1 == 0x8B, let out = try? decoder.gunzip(Array(bytes)) { return (out, "gzip") }
+        if b0 == 0x78, b1 == 0x01 || b1 == 0x5E || b1 == 0x9C || b1 == 0xDA, (UInt16(b0) << 8 | UInt16(b1)) % 31 == 0,
+           let out = try? decoder.inflate(Array(bytes)) {
+            return (out, "deflate")
+        }
+        return nil
+    }
+
+    func looksLikeForm(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard bytes.count >= 3, bytes.count < 1 << 20, let eq = bytes.firstIndex(of: UInt8(ascii: "=")), eq > bytes.startIndex else { return false }
+        // Key characters only before the first '='; at least one '&' or the single pair is short.
+        for b in bytes[bytes.startIndex..<eq] where !(isASCIIAlnum(b) || b == 0x5F || b == 0x2D || b == 0x2E || b == 0x5B || b == 0x5D || b == 0x25 || b == 0x24) {
+            return false
+        }
+        if bytes.contains(where: { $0 == 0x20 || $0 == 0x0A }) { return false }
+        // base64 padding `abc==` is not a form.
+        if eq + 1 < bytes.endIndex, bytes[eq + 1] == 0x3D { return false }
+        if eq + 1 == bytes.endIndex { return false }
+        return bytes.contains(UInt8(ascii: "&")) || eq - bytes.startIndex <= 32
+    }
+}
+
+/// Removes ASCII whitespace around a byte slice.
+func trimSpace(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+    var s = bytes
+    while let f = s.first, f == 0x20 || f == 0x09 || f == 0x0A || f == 0x0D { s = s.dropFirst() }
+    while let l = s.last, l == 0x20 || l == 0x09 || l == 0x0A || l == 0x0D { s = s.dropLast() }
+    return s
+}
+
+/// A decimal number written as `-12.345` (no exponent): its value and how many decimals it has.
+func parseDecimal(_ bytes: ArraySlice<UInt8>) -> (value: Double, decimals: Int)? {
+    guard bytes.count >= 3, bytes.count <= 24 else { return nil }
+    var i = bytes.startIndex
+    var negative = false
+    if bytes[i] == 0x2D { negative = true; i += 1 } else if bytes[i] == 0x2B { i += 1 }
+    var intPart: Double = 0
+    var intDigits = 0
+    while i < bytes.endIndex, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+        intPart = intPart * 10 + Double(bytes[i] - 0x30)
+        intDigits += 1
+        i += 1
+    }
+    guard intDigits > 0, intDigits <= 3, i < bytes.endIndex, bytes[i] == 0x2E else { return nil }
+    i += 1
+    var frac: Double = 0
+    var scale: Double = 1
+    var decimals = 0
+    while i < bytes.endIndex, bytes[i] >= 0x30, bytes[i] <= 0x39 {
+        frac = frac * 10 + Double(bytes[i] - 0x30)
+        scale *= 10
+        decimals += 1
+        i += 1
+    }
+    guard decimals > 0, i == bytes.endIndex else { return nil }
+    let v = intPart + frac / scale
+    return (negative ? -v : v, decimals)
+}
+
+func findSubsequence(_ hay: ArraySlice<UInt8>, _ needle: [UInt8]) -> Int? {
+    guard needle.count <= hay.count else { return nil }
+    var i = hay.startIndex
+    while i + needle.count <= hay.endIndex {
+        if hay[i] == needle[0] {
+            var ok = true
+            for k in 1..<needle.count where hay[i + k] != needle[k] { ok = false; break }
+            if ok { return i }
+        }
+        i += 1
+    }
+    return nil
+}
+
+extension Substring {
+    func trimmingCharacters(in set: String) -> String {
+        var s = self
+        while let f = s.first, set.contains(f) { s.removeFirst() }
+        while let l = s.last, set.contains(l) { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import MouchardFlow
+
+/// The heart of Mouchard: looks at one flow and says which of the user's data left the device,
+/// where in the request, how it was hidden and to whom it went.
+///
+/// Sources call `inspect(_:)` once per completed flow (the proxy and sniffer as flows complete,
+/// `scan` over a file); reports use `summarize(_:)` over the findings. An `Inspector` is
+/// immutable and `Sendable`: build it once (rules, profile, attribution) and share it across threads.
+public struct Inspector: Sendable {
+    public let rules: RuleSet
+    public let profile: DeviceProfile?
+    public let knownValues: KnownValueMatcher?
+    public let attribution: any DestinationAttributing
+    public let extractor: FieldExtractor
+
+    /// `profile` switches on known-value matching (exact device values in any encoding); without it
+    /// the pattern rules (shapes, validators, key hints) are used.
+    public init(rules: RuleSet, profile: DeviceProfile? = nil, attribution: any DestinationAttributing = FirstPartyDomains([]),
+                extractor: FieldExtractor = FieldExtractor()) {
+        self.rules = rules
+        self.profile = profile
+        self.knownValues = profile.map { KnownValueMatcher(profile: $0) }
+        self.attribution = attribution
+        self.extractor = extractor
+    }
+
+    /// The findings of one flow, one per (category, type, where), most confident first kept.
+    public func inspect(_ flow: Flow) -> [Finding] {
+        guard let request = flow.request else { return [] }
+        let detections = detect(request, transport: flow.transport)
+        guard !detections.isEmpty else { return [] }
+        let host = request.host.isEmpty ? flow.host : request.host
+        let info = attribution.attribute(host: host)
+        let destination = FindingDestination(host: host, tracker: info.company, trackerCategory: info.category, thirdParty: info.thirdParty)
+        let req = FindingRequest(method: request.method, url: request.url)
+        let time = isoTime(flow.timings.started)
+        return detections.map { d in
+            var where_ = d.origin.location
+            var inner = d.origin.inner
+            if let w = d.whereOverride { where_ = w.location; inner = w.inner }
+            let company = info.company.map { " (\($0))" } ?? ""
+            let how = d.encoding == "plain" ? "in clear" : "encoded as \(d.encoding)"
+            return Finding(category: d.category, type: d.type, request: req, destination: destination, where: where_,
+                           encoding: d.encoding, evidence: maskEvidence(d.evidence), rule: d.rule, transport: flow.transport.rawValue,
+                           flow: flow.id, confidence: d.confidence, severity: d.severity,
+                           description: "\(d.what) sent to \(host)\(company) in \(where_)\(inner.map { " → \($0)" } ?? "") \(how).",
+                           time: time, inner: inner)
+        }
+    }
+
+    /// Findings of many flows, in flow order.
+    public func inspect(_ flows: [Flow]) -> [Finding] { flows.flatMap { inspect($0) } }
+
+    /// What the detectors saw in one request (before destination and request are attached).
+    public func detect(_ request: HTTPRequest, transport: FlowTransport = .https) -> [Detection] {
+        let extracted = extractor.extract(request)
+        var out = DetectionSet()
+        if let kv = knownValues {
+            profileDetections(kv, extracted, into: &out)
+        } else {
+            PatternDetector(rules: rules).detect(extracted, into: &out)
+        }
+        CredentialDetector(rules: rules).detect(request, extracted, transport: transport, into: &out)
+        return out.ordered
+    }
+
+    func profileDetections(_ kv: KnownValueMatcher, _ extracted: FieldExtractor.Result, into out: inout DetectionSet) {
+        for field in extracted.fields {
+            for hit in kv.hits(in: field.bytes) {
+                let t = hit.target
+                out.add(Detection(category: t.category, type: t.type, origin: field.origin,
+                                  encoding: field.origin.encodingChain(first: t.transform), evidence: hit.matched,
+                                  rule: "profile.\(t.type)", confidence: 1.0, severity: severity(of: t.category),
+                                  what: describe(category: t.category, type: t.type)))
+            }
+        }
+        for group in extracted.groups {
+            for (a, b) in group.candidatePairs() where a.decimals >= kv.minimumDecimals && b.decimals >= kv.minimumDecimals {
+                guard kv.isNearProfile(latitude: a.value, longitude: b.value) else { continue }
+                out.add(Detection.coordinates(group: group, a, b, rule: "profile.location", confidence: 1.0))
+            }
+        }
+    }
+}
+
+/// One thing a detector saw, before it becomes a `Finding`.
+public struct Detection: Sendable, Hashable {
+    public var category: String
+    public var type: String
+    public var origin: FieldOrigin
+    public var encoding: String
+    /// The matched text (unmasked: masked when it becomes a finding).
+    public var evidence: String
+    public var rule: String
+    public var confidence: Double
+    public var severity: String
+    /// Human words for the data (`the device's IDFA`).
+    public var what: String
+    /// For a pair of fields (coordinates): the combined location.
+    public var whereOverride: Place?
+
+    /// A location and inner path.
+    public struct Place: Sendable, Hashable {
+        public var location: String
+        public var inner: String?
+    }
+
+    public init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
+                confidence: Double, severity: String, what: String, whereOverride: Place? = nil) {
+        self.category = category
+        self.type = type
+        self.origin = origin
+        self.encoding = encoding
+        self.evidence = evidence
+        self.rule = rule
+        self.confidence = confidence
+        self.severity = severity
+        self.what = what
+        self.whereOverride = whereOverride
+    }
+
+    var whereKey: String {
+        let p = whereOverride ?? Place(location: origin.location, inner: origin.inner)
+        return p.location
+    }
+
+    static func coordinates(group: NumberGroup, _ a: NumberGroup.Member, _ b: NumberGroup.Member, rule: String, confidence: Double) -> Detection {
+        let place: Place
+        if group.fromOneString {
+            place = Place(location: group.prefix, inner: group.inner)
+        } else if let inner = group.inner {
+            place = Place(location: group.prefix, inner: inner + "\(a.key),\(b.key)")
+        } else {
+            place = Place(location: group.prefix + "\(a.key),\(b.key)", inner: nil)
+        }
+        return Detection(category: "location", type: "coordinates",
+                         origin: FieldOrigin(location: place.location, inner: place.inner, decodings: group.decodings, key: a.key),
+                         encoding: FieldOrigin(location: "", decodings: group.decodings).encodingChain(),
+                         evidence: "\(a.value),\(b.value)", rule: rule, confidence: confidence, severity: "high",
+                         what: "The device's location", whereOverride: place)
+    }
+}
+
+/// Detections of one request, deduplicated by (category, type, where), keeping the most confident.
+struct DetectionSet {
+    private var byKey: [String: Int] = [:]
+    private(set) var items: [Detection] = []
+
+    mutating func add(_ d: Detection) {
+        let key = "\(d.category)|\(d.type)|\(d.whereKey)"
+        if let i = byKey[key] {
+            if d.confidence > items[i].confidence { items[i] = d }
+            return
+        }
+        byKey[key] = items.count
+        items.append(d)
+    }
+
+    var ordered: [Detection] { items }
+    var isEmpty: Bool { items.isEmpty }
+}
+
+extension NumberGroup {
+    /// Ordered (latitude, longitude) candidates: adjacent numbers of one string in both orders,
+    /// or every ordered pair of sibling fields.
+    func candidatePairs() -> [(Member, Member)] {
+        var out: [(Member, Member)] = []
+        let m = members.prefix(32)
+        if fromOneString {
+            for i in m.indices.dropLast() {
+                out.append((m[i], m[i + 1]))
+                out.append((m[i + 1], m[i]))
+            }
+        } else {
+            for i in m.indices { for j in m.indices where i != j { out.append((m[i], m[j])) } }
+        }
+        return out
+    }
+}
+
+func severity(of category: String) -> String {
+    switch category {
+    case "device-id", "location", "contacts", "credentials": "high"
+    default: "medium"
+    }
+}
+
+func describe(category: String, type: String) -> String {
+    let names: [String: String] = [
+        "udid": "The device's UDID", "idfa": "The device's IDFA", "idfv": "The device's IDFV",
+        "android_id": "The device's Android ID", "advertising_id": "The device's advertising ID",
+        "imei": "The device's IMEI", "imsi": "The SIM's IMSI", "iccid": "The SIM's ICCID", "serial": "The device's serial number",
+        "mac": "The device's MAC address", "email": "The owner's e-mail address", "phone": "The owner's phone number",
+        "name": "The owner's name", "coordinates": "The device's location", "contact-name": "A contact's name",
+        "contact-phone": "A contact's phone number", "contact-email": "A contact's e-mail address",
+        "password": "A password", "basic-auth": "HTTP Basic credentials",
+    ]
+    return names[type] ?? "A \(category) value (\(type))"
+}
+
+func isoTime(_ date: Date) -> String? {
+    guard date.timeIntervalSince1970 > 0 else { return nil }
+    return date.formatted(.iso8601)
+}

@@ -1,0 +1,220 @@
+/// A strict, bounded JSON parser over bytes (RFC 8259): objects, arrays, strings with escapes
+/// (including surrogate pairs), numbers, literals. Depth is limited so hostile bodies cannot
+/// exhaust the stack; every read is bounds-checked; errors carry the byte offset.
+public struct JSONParser: Sendable {
+    public var maxDepth: Int
+    public init(maxDepth: Int = 64) { self.maxDepth = maxDepth }
+
+    /// Parses one JSON text (surrounding whitespace allowed, nothing else after it).
+    public func parse<C: Collection>(_ input: C) throws(JSONParseError) -> JSONValue where C.Element == UInt8 {
+        let bytes = Array(input)
+        var cursor = Cursor(bytes: bytes, maxDepth: maxDepth)
+        cursor.skipSpace()
+        let v = try cursor.value(depth: 0)
+        cursor.skipSpace()
+        if cursor.i < bytes.count { throw JSONParseError(offset: cursor.i, message: "unexpected text after the JSON value") }
+        return v
+    }
+
+    /// Parses a sequence of JSON texts separated by whitespace/newlines (NDJSON, JSON Lines).
+    /// Nil when the input is not such a sequence of at least two values.
+    public func parseSequence(_ bytes: [UInt8]) -> [JSONValue]? {
+        var cursor = Cursor(bytes: bytes, maxDepth: maxDepth)
+        var out: [JSONValue] = []
+        cursor.skipSpace()
+        while cursor.i < bytes.count {
+            guard let v = try? cursor.value(depth: 0) else { return nil }
+            out.append(v)
+            cursor.skipSpace()
+            if out.count > 100_000 { return nil }
+        }
+        return out.count >= 2 ? out : nil
+    }
+
+    private struct Cursor {
+        let bytes: [UInt8]
+        let maxDepth: Int
+        var i = 0
+        init(bytes: [UInt8], maxDepth: Int) { self.bytes = bytes; self.maxDepth = maxDepth }
+
+        mutating func skipSpace() {
+            while i < bytes.count {
+                let b = bytes[i]
+                if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { i += 1 } else { break }
+            }
+        }
+
+        mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
+            guard depth < maxDepth else { throw JSONParseError(offset: i, message: "nesting deeper than \(maxDepth)") }
+            guard i < bytes.count else { throw JSONParseError(offset: i, message: "unexpected end of input") }
+            let start = i
+            switch bytes[i] {
+            case UInt8(ascii: "{"):
+                i += 1
+                var members: [JSONMember] = []
+                skipSpace()
+                if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return JSONValue(offset: start, kind: .object(members)) }
+                while true {
+                    skipSpace()
+                    guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else {
+                        throw JSONParseError(offset: i, message: "expected a quoted key")
+                    }
+                    let keyOffset = i
+                    let key = String(decoding: try string(), as: UTF8.self)
+                    skipSpace()
+                    guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else {
+                        throw JSONParseError(offset: i, message: "expected ':' after key")
+                    }
+                    i += 1
+                    skipSpace()
+                    let v = try value(depth: depth + 1)
+                    members.append(JSONMember(key: key, keyOffset: keyOffset, value: v))
+                    skipSpace()
+                    guard i < bytes.count else { throw JSONParseError(offset: i, message: "unterminated object") }
+                    if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+                    if bytes[i] == UInt8(ascii: "}") { i += 1; break }
+                    throw JSONParseError(offset: i, message: "expected ',' or '}'")
+                }
+                return JSONValue(offset: start, kind: .object(members))
+            case UInt8(ascii: "["):
+                i += 1
+                var items: [JSONValue] = []
+                skipSpace()
+                if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return JSONValue(offset: start, kind: .array(items)) }
+                while true {
+                    skipSpace()
+                    items.append(try value(depth: depth + 1))
+                    skipSpace()
+                    guard i < bytes.count else { throw JSONParseError(offset: i, message: "unterminated array") }
+                    if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+                    if bytes[i] == UInt8(ascii: "]") { i += 1; break }
+                    throw JSONParseError(offset: i, message: "expected ',' or ']'")
+                }
+                return JSONValue(offset: start, kind: .array(items))
+            case UInt8(ascii: "\""):
+                return JSONValue(offset: start, kind: .string(try string()))
+            case UInt8(ascii: "t"):
+                try literal("true"); return JSONValue(offset: start, kind: .bool(true))
+            case UInt8(ascii: "f"):
+                try literal("false"); return JSONValue(offset: start, kind: .bool(false))
+            case UInt8(ascii: "n"):
+                try literal("null"); return JSONValue(offset: start, kind: .null)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return JSONValue(offset: start, kind: .number(try number()))
+            default:
+                throw JSONParseError(offset: i, message: "unexpected character")
+            }
+        }
+
+        mutating func literal(_ word: String) throws(JSONParseError) {
+            let p = Array(word.utf8)
+            let n = p.count
+            guard i + n <= bytes.count else { throw JSONParseError(offset: i, message: "unexpected end of input") }
+            for k in 0..<n where bytes[i + k] != p[k] {
+                throw JSONParseError(offset: i, message: "invalid literal")
+            }
+            i += n
+        }
+
+        mutating func number() throws(JSONParseError) -> [UInt8] {
+            let start = i
+            if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
+            var digits = 0
+            while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 { i += 1; digits += 1 }
+            guard digits > 0 else { throw JSONParseError(offset: start, message: "invalid number") }
+            if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+                i += 1
+                var frac = 0
+                while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 { i += 1; frac += 1 }
+                guard frac > 0 else { throw JSONParseError(offset: start, message: "invalid number") }
+            }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+                i += 1
+                if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+                var exp = 0
+                while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 { i += 1; exp += 1 }
+                guard exp > 0 else { throw JSONParseError(offset: start, message: "invalid number") }
+            }
+            return Array(bytes[start..<i])
+        }
+
+        mutating func hex4() throws(JSONParseError) -> UInt32 {
+            guard i + 4 <= bytes.count else { throw JSONParseError(offset: i, message: "truncated \\u escape") }
+            var v: UInt32 = 0
+            for _ in 0..<4 {
+                guard let h = hexNibble(bytes[i]) else { throw JSONParseError(offset: i, message: "invalid \\u escape") }
+                v = v << 4 | UInt32(h)
+                i += 1
+            }
+            return v
+        }
+
+        mutating func string() throws(JSONParseError) -> [UInt8] {
+            let start = i
+            i += 1
+            var out: [UInt8] = []
+            var runStart = i
+            while i < bytes.count {
+                let b = bytes[i]
+                if b == UInt8(ascii: "\"") {
+                    if out.isEmpty { let r = Array(bytes[runStart..<i]); i += 1; return r }
+                    out.append(contentsOf: bytes[runStart..<i])
+                    i += 1
+                    return out
+                }
+                if b == UInt8(ascii: "\\") {
+                    out.append(contentsOf: bytes[runStart..<i])
+                    i += 1
+                    guard i < bytes.count else { break }
+                    let e = bytes[i]
+                    i += 1
+                    switch e {
+                    case UInt8(ascii: "\""): out.append(0x22)
+                    case UInt8(ascii: "\\"): out.append(0x5C)
+                    case UInt8(ascii: "/"): out.append(0x2F)
+                    case UInt8(ascii: "b"): out.append(0x08)
+                    case UInt8(ascii: "f"): out.append(0x0C)
+                    case UInt8(ascii: "n"): out.append(0x0A)
+                    case UInt8(ascii: "r"): out.append(0x0D)
+                    case UInt8(ascii: "t"): out.append(0x09)
+                    case UInt8(ascii: "u"):
+                        var scalar = try hex4()
+                        if scalar >= 0xD800, scalar < 0xDC00, i + 6 <= bytes.count,
+                           bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
+                            i += 2
+                            let low = try hex4()
+                            if low >= 0xDC00, low < 0xE000 {
+                                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                            }
+                        }
+                        appendUTF8(scalar, to: &out)
+                    default:
+                        throw JSONParseError(offset: i - 2, message: "invalid escape")
+                    }
+                    runStart = i
+                    continue
+                }
+                if b < 0x20 { throw JSONParseError(offset: i, message: "control character in string") }
+                i += 1
+            }
+            throw JSONParseError(offset: start, message: "unterminated string")
+        }
+    }
+}
+
+/// Appends the UTF-8 encoding of `scalar` (lone surrogates become U+FFFD).
+func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
+    guard let s = Unicode.Scalar(scalar) else { out.append(contentsOf: [0xEF, 0xBF, 0xBD]); return }
+    out.append(contentsOf: Array(String(Character(s)).utf8))
+}
+
+/// The value of one hex digit, or nil.
+@inline(__always)
+func hexNibble(_ b: UInt8) -> UInt8? {
+    switch b {
+    case 0x30...0x39: b - 0x30
+    case 0x41...0x46: b - 0x41 + 10
+    case 0x61...0x66: b - 0x61 + 10
+    default: nil
+    }
+}

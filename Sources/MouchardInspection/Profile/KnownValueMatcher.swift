@@ -1,0 +1,233 @@
+import Foundation
+import MouchardCodec
+
+/// Finds the device profile's values in extracted fields, whatever their encoding: every value is
+/// expanded once into its variants (case, separators, percent-encoding, hex, base64 at the three
+/// byte alignments, MD5/SHA-1/SHA-256 of raw and normalized forms, phone number forms), all
+/// searched in one pass per field with a `MultiPatternMatcher`. Phone numbers written with any
+/// separators are normalized to digits and looked up; coordinates are compared by distance.
+public struct KnownValueMatcher: Sendable {
+    /// What one variant stands for.
+    public struct Target: Sendable, Hashable {
+        public var category: String
+        public var type: String
+        /// How the variant transforms the value: `plain`, `url`, `hex`, `base64`, `md5`, `sha1`, `sha256`, ...
+        public var transform: String
+        /// The profile value (for masked evidence).
+        public var value: String
+    }
+
+    /// One hit in a field.
+    public struct Hit: Sendable, Hashable {
+        public var target: Target
+        /// The matched text as it appeared (to be masked before display).
+        public var matched: String
+    }
+
+    public let matcher: MultiPatternMatcher
+    public let targets: [Target]
+    /// Digit-only phone forms → targets (for numbers written with separators).
+    public let phoneDigits: [String: [Target]]
+    public let location: Coordinate?
+    /// Minimum decimals each coordinate must carry, and the radius in metres.
+    public var minimumDecimals = 2
+    public var radius = 3000.0
+
+    public init(profile: DeviceProfile) {
+        var b = VariantBuilder()
+        for (type, value) in profile.identifiers {
+            b.addIdentifier(value, category: "device-id", type: type)
+        }
+        let region = profile.effectiveRegion
+        if let name = profile.ownerName { b.addName(name, category: "name", type: "name") }
+        for e in profile.ownerEmails { b.addEmail(e, category: "email", type: "email") }
+        for p in profile.ownerPhones { b.addPhone(p, region: region, category: "phone-number", type: "phone") }
+        for c in profile.contacts {
+            if let n = c.name { b.addName(n, category: "contacts", type: "contact-name") }
+            for e in c.emails { b.addEmail(e, category: "contacts", type: "contact-email") }
+            for p in c.phones { b.addPhone(p, region: region, category: "contacts", type: "contact-phone") }
+        }
+        self.matcher = MultiPatternMatcher(patterns: b.patterns)
+        self.targets = b.targets
+        self.phoneDigits = b.phoneDigits
+        self.location = profile.location
+    }
+
+    public var patternCount: Int { targets.count }
+
+    /// Every known value in `bytes`.
+    public func hits(in bytes: [UInt8]) -> [Hit] {
+        var out: [Hit] = []
+        bytes.withUnsafeBufferPointer { buf in
+            matcher.forEachMatch(in: buf) { m in
+                let t = targets[m.pattern]
+                out.append(Hit(target: t, matched: String(decoding: buf[m.start..<m.end], as: UTF8.self)))
+            }
+        }
+        if !phoneDigits.isEmpty { phoneHits(bytes, into: &out) }
+        return out
+    }
+
+    /// Runs of digits with phone separators (`+33 (0)6 12-34.56 78`), normalized to digits.
+    func phoneHits(_ bytes: [UInt8], into out: inout [Hit]) {
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let b = bytes[i]
+            guard b == 0x2B || b == 0x28 || (b >= 0x30 && b <= 0x39) else { i += 1; continue }
+            if i > 0, isASCIIAlnum(bytes[i - 1]) {
+                while i < n, isASCIIAlnum(bytes[i]) { i += 1 }
+                continue
+            }
+            let start = i
+            var digits: [UInt8] = []
+            var separators = 0
+            var last = i
+            while i < n, digits.count <= 16 {
+                let c = bytes[i]
+                if c >= 0x30 && c <= 0x39 { digits.append(c); last = i } else if c == 0x20 || c == 0x2D || c == 0x2E || c == 0x28 || c == 0x29 || c == 0x2F || (c == 0x2B && i == start) {
+                    separators += 1
+                } else { break }
+                i += 1
+            }
+            guard digits.count >= 8, separators > 0, i >= n || !isASCIIAlnum(bytes[i]) else { continue }
+            var key = String(decoding: digits, as: UTF8.self)
+            var targets = phoneDigits[key]
+            // `+33 (0)6 …`: a trunk 0 written after the country code.
+            if targets == nil, let zero = key.firstIndex(of: "0"), key.distance(from: key.startIndex, to: zero) <= 3 {
+                var k = key
+                k.remove(at: zero)
+                if let t = phoneDigits[k] { targets = t; key = k }
+            }
+            if let targets {
+                let text = String(decoding: bytes[start...last], as: UTF8.self)
+                for t in targets { out.append(Hit(target: t, matched: text)) }
+            }
+        }
+    }
+
+    /// True when (a, b) as (latitude, longitude) lies within the radius of the profile location.
+    public func isNearProfile(latitude: Double, longitude: Double) -> Bool {
+        guard let location, (-90...90).contains(latitude), (-180...180).contains(longitude) else { return false }
+        return location.distance(to: Coordinate(latitude: latitude, longitude: longitude)) <= radius
+    }
+}
+
+/// Expands profile values into matcher patterns.
+private struct VariantBuilder {
+    var patterns: [MultiPatternMatcher.Pattern] = []
+    var targets: [KnownValueMatcher.Target] = []
+    var phoneDigits: [String: [KnownValueMatcher.Target]] = [:]
+    var seen: Set<String> = []
+
+    mutating func add(_ text: String, _ target: KnownValueMatcher.Target, caseSensitive: Bool = false, boundary: Bool = true) {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 5 else { return }
+        let key = "\(caseSensitive ? text : text.lowercased())|\(target.category)|\(target.type)"
+        guard seen.insert(key).inserted else { return }
+        patterns.append(.init(bytes: bytes, caseSensitive: caseSensitive, wordBoundary: boundary))
+        targets.append(target)
+    }
+
+    func target(_ c: String, _ t: String, _ transform: String, _ v: String) -> KnownValueMatcher.Target {
+        .init(category: c, type: t, transform: transform, value: v)
+    }
+
+    /// Plain, percent-encoded, hex and base64 forms of each written form, and digests of each
+    /// (written and case-normalized) form.
+    mutating func addForms(_ forms: [String], digestForms: [String], category: String, type: String, value: String) {
+        for f in forms {
+            add(f, target(category, type, "plain", value))
+            let pe = String(decoding: ByteCodecs.percentEncode(Array(f.utf8)), as: UTF8.self)
+            if pe != f {
+                add(pe, target(category, type, "url", value))
+                add(pe.replacingOccurrences(of: "%20", with: "+"), target(category, type, "url", value))
+            }
+            add(String(decoding: ByteCodecs.hexEncode(Array(f.utf8)), as: UTF8.self), target(category, type, "hex", value))
+            for b64 in base64Alignments(Array(f.utf8)) {
+                add(b64, target(category, type, "base64", value), caseSensitive: true, boundary: false)
+                let url = b64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                if url != b64 { add(url, target(category, type, "base64", value), caseSensitive: true, boundary: false) }
+            }
+        }
+        for f in digestForms {
+            for alg in DigestAlgorithm.allCases {
+                let d = alg.digest(Array(f.utf8))
+                add(hexString(d), target(category, type, alg.rawValue, value))
+                let b64 = String(decoding: ByteCodecs.base64Encode(d), as: UTF8.self)
+                add(String(b64.prefix(while: { $0 != "=" })), target(category, type, "\(alg.rawValue)+base64", value), caseSensitive: true, boundary: false)
+            }
+        }
+    }
+
+    /// The base64 characters that depend only on `bytes` when it starts at byte offset 0, 1 or 2
+    /// of a longer base64-encoded text.
+    func base64Alignments(_ bytes: [UInt8]) -> [String] {
+        guard bytes.count >= 6 else { return [] }
+        var out: [String] = []
+        for k in 0..<3 {
+            let padded = [UInt8](repeating: 0, count: k) + bytes
+            let enc = Array(ByteCodecs.base64Encode(padded).prefix(while: { $0 != 0x3D }))
+            let start = (8 * k + 5) / 6
+            let end = (8 * (k + bytes.count)) / 6
+            guard end - start >= 8, end <= enc.count else { continue }
+            out.append(String(decoding: enc[start..<end], as: UTF8.self))
+        }
+        return out
+    }
+
+    mutating func addIdentifier(_ raw: String, category: String, type: String) {
+        let v = raw.trimmingASCIISpaces()
+        let stripped = v.filter { $0 != "-" && $0 != ":" && $0 != " " && $0 != "." }
+        var forms = [v, stripped]
+        if type.contains("mac"), stripped.count == 12 {
+            var pairs: [String] = []
+            var s = Substring(stripped)
+            while !s.isEmpty { pairs.append(String(s.prefix(2))); s = s.dropFirst(2) }
+            forms.append(pairs.joined(separator: ":"))
+            forms.append(pairs.joined(separator: "-"))
+        }
+        if (type == "imei" || type == "imeisv" || type == "meid"), stripped.count == 15, stripped.allSatisfy(\.isNumber) {
+            forms.append(String(stripped.prefix(14)))
+        }
+        let unique = Array(Set(forms)).sorted()
+        var digestForms: [String] = []
+        for f in unique { digestForms += [f, f.lowercased(), f.uppercased()] }
+        addForms(unique, digestForms: Array(Set(digestForms)).sorted(), category: category, type: type, value: v)
+    }
+
+    mutating func addEmail(_ raw: String, category: String, type: String) {
+        let v = raw.trimmingASCIISpaces()
+        let lower = v.lowercased()
+        addForms(Array(Set([v, lower])).sorted(), digestForms: Array(Set([raw, v, lower])).sorted(), category: category, type: type, value: v)
+    }
+
+    mutating func addName(_ raw: String, category: String, type: String) {
+        let v = raw.trimmingASCIISpaces()
+        guard v.count >= 5 else { return }
+        let folded = v.folding(options: [.diacriticInsensitive], locale: nil)
+        var forms = [v, folded]
+        // Decomposed accents (NFD) as some platforms send them.
+        forms.append(v.decomposedStringWithCanonicalMapping)
+        let lower = v.lowercased()
+        addForms(Array(Set(forms)).sorted(), digestForms: Array(Set([v, lower, folded.lowercased()])).sorted(),
+                 category: category, type: type, value: v)
+    }
+
+    mutating func addPhone(_ raw: String, region: String?, category: String, type: String) {
+        let t = target(category, type, "plain", raw)
+        guard let e164 = PhoneNumbers.e164Digits(raw, region: region) else {
+            // Unknown plan: match the digits as written.
+            let d = PhoneNumbers.digits(raw)
+            if d.count >= 8 { phoneDigits[d, default: []].append(t); addForms([d], digestForms: [d], category: category, type: type, value: raw) }
+            return
+        }
+        let digitForms = PhoneNumbers.digitForms(e164: e164)
+        for d in digitForms { phoneDigits[d, default: []].append(t) }
+        var forms = ["+" + e164] + digitForms
+        forms.append(raw.trimmingASCIISpaces())
+        let national = digitForms.count > 2 ? digitForms[2] : e164
+        addForms(Array(Set(forms)).sorted(), digestForms: Array(Set(["+" + e164, e164, national, "00" + e164])).sorted(),
+                 category: category, type: type, value: raw)
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+
+/// Pattern mode (no device profile): finds values shaped like user data (UUIDs, IMEIs, MACs,
+/// phone numbers, e-mails...) with byte-level scanners, validates them (Luhn, ranges, country
+/// plans), drops known non-identifiers, and weighs the key names around them.
+struct PatternDetector {
+    let rules: [PatternRule]
+
+    init(rules: RuleSet) { self.rules = rules.rules }
+
+    func detect(_ extracted: FieldExtractor.Result, into out: inout DetectionSet) {
+        for field in extracted.fields {
+            let place = placeOf(field.origin.location)
+            for rule in rules where rule.places.isEmpty || rule.places.contains(place) {
+                guard rule.category != "location" else { continue }
+                let score = rule.score(key: field.origin.key, parentKey: field.origin.parentKey)
+                // Cheap exit: even a perfect candidate could not reach the threshold.
+                guard score >= rule.threshold else { continue }
+                for candidate in candidates(rule, field.bytes) {
+                    let text = String(decoding: candidate, as: UTF8.self)
+                    guard valid(rule, text) else { continue }
+                    out.add(Detection(category: rule.category, type: rule.type, origin: field.origin,
+                                      encoding: field.origin.encodingChain(), evidence: text, rule: rule.id,
+                                      confidence: min(1, score), severity: rule.severity,
+                                      what: describe(category: rule.category, type: rule.type)))
+                    break
+                }
+            }
+        }
+        for group in extracted.groups {
+            detectCoordinates(group, into: &out)
+        }
+    }
+
+    func placeOf(_ location: String) -> String {
+        if let c = location.firstIndex(of: ":") { return String(location[..<c]) }
+        return location
+    }
+
+    // MARK: location
+
+    /// A coordinate pair without a profile: two numbers with ≥ 2 decimals in latitude/longitude
+    /// ranges, under latitude/longitude-like keys, or one string under a location-like key.
+    func detectCoordinates(_ group: NumberGroup, into out: inout DetectionSet) {
+        let locationRules = rules.filter { $0.category == "location" }
+        guard !locationRules.isEmpty else { return }
+        for rule in locationRules {
+            let minDecimals = rule.minLength > 1 ? rule.minLength : 2
+            for (a, b) in group.candidatePairs() {
+                guard a.decimals >= minDecimals, b.decimals >= minDecimals, abs(a.value) <= 90, abs(b.value) <= 180,
+                      !(a.value == 0 && b.value == 0) else { continue }
+                let score: Double
+                if group.fromOneString {
+                    score = rule.score(key: group.containerKey, parentKey: "")
+                } else {
+                    let latHint = keyTokens(a.key), lonHint = keyTokens(b.key)
+                    guard isLatitudeKey(latHint), isLongitudeKey(lonHint) else { continue }
+                    score = 1.0
+                }
+                guard score >= rule.threshold else { continue }
+                out.add(Detection.coordinates(group: group, a, b, rule: rule.id, confidence: min(1, score)))
+            }
+        }
+    }
+
+    func isLatitudeKey(_ tokens: [String]) -> Bool { tokens.contains { $0 == "lat" || $0 == "latitude" || $0 == "la" } || tokens.last == "y" && tokens.count == 1 }
+    func isLongitudeKey(_ tokens: [String]) -> Bool {
+        tokens.contains { $0 == "lon" || $0 == "lng" || $0 == "long" || $0 == "longitude" || $0 == "lo" } || tokens.last == "x" && tokens.count == 1
+    }
+
+    // MARK: candidates
+
+    func candidates(_ rule: PatternRule, _ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+        let all = bytes[...]
+        if rule.wholeValue {
+            let t = trimSpace(all)
+            guard lengthOK(rule, t.count) else { return [] }
+            switch rule.shape {
+            case .text: return [t]
+            case .token: return t.allSatisfy({ isASCIIAlnum($0) || $0 == 0x2D || $0 == 0x5F }) ? [t] : []
+            default: return scan(rule, t).filter { $0.count == t.count }
+            }
+        }
+        return scan(rule, all)
+    }
+
+    func lengthOK(_ rule: PatternRule, _ n: Int) -> Bool {
+        if !rule.lengths.isEmpty { return rule.lengths.contains(n) }
+        return n >= rule.minLength && n <= rule.maxLength
+    }
+
+    func scan(_ rule: PatternRule, _ b: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        switch rule.shape {
+        case .uuid: return runs(b, where: { hexNibble($0) != nil || $0 == 0x2D }).filter(isUUID)
+        case .hex: return runs(b, where: { hexNibble($0) != nil }).filter { lengthOK(rule, $0.count) && $0.contains(where: { $0 > 0x39 }) }
+        case .digits: return runs(b, where: { $0 >= 0x30 && $0 <= 0x39 }).filter { lengthOK(rule, $0.count) }
+        case .mac: return runs(b, where: { hexNibble($0) != nil || $0 == 0x3A || $0 == 0x2D }).filter(isMAC)
+        case .email: return emails(b)
+        case .phone: return phones(b)
+        case .token: return runs(b, where: { isASCIIAlnum($0) }).filter { lengthOK(rule, $0.count) }
+        case .text: return lengthOK(rule, b.count) ? [b] : []
+        case .decimal: return []
+        case .regex(let box):
+            guard lengthOK(rule, b.count) || rule.lengths.isEmpty else { return [] }
+            let s = String(decoding: b, as: UTF8.self)
+            let ns = s as NSString
+            return box.regex.matches(in: s, range: NSRange(location: 0, length: ns.length)).prefix(8).map {
+                Array(ns.substring(with: $0.range).utf8)[...]
+            }
+        }
+    }
+
+    /// Maximal runs of bytes satisfying `inRun`, bounded by non-alphanumerics.
+    func runs(_ b: ArraySlice<UInt8>, where inRun: (UInt8) -> Bool) -> [ArraySlice<UInt8>] {
+        var out: [ArraySlice<UInt8>] = []
+        var i = b.startIndex
+        while i < b.endIndex, out.count < 64 {
+            guard inRun(b[i]) else { i += 1; continue }
+            let start = i
+            while i < b.endIndex, inRun(b[i]) { i += 1 }
+            let before = start > b.startIndex ? b[start - 1] : 0x20
+            let after = i < b.endIndex ? b[i] : 0x20
+            if !isASCIIAlnum(before), !isASCIIAlnum(after) { out.append(b[start..<i]) }
+            while i < b.endIndex, isASCIIAlnum(b[i]) { i += 1 }
+        }
+        return out
+    }
+
+    func isUUID(_ s: ArraySlice<UInt8>) -> Bool {
+        guard s.count == 36 else { return false }
+        for (k, c) in s.enumerated() {
+            if k == 8 || k == 13 || k == 18 || k == 23 { if c != 0x2D { return false } } else if hexNibble(c) == nil { return false }
+        }
+        return true
+    }
+
+    func isMAC(_ s: ArraySlice<UInt8>) -> Bool {
+        guard s.count == 17 else { return false }
+        let sep = s[s.startIndex + 2]
+        guard sep == 0x3A || sep == 0x2D else { return false }
+        for (k, c) in s.enumerated() {
+            if k % 3 == 2 { if c != sep { return false } } else if hexNibble(c) == nil { return false }
+        }
+        return true
+    }
+
+    func emails(_ b: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        var out: [ArraySlice<UInt8>] = []
+        func local(_ c: UInt8) -> Bool { isASCIIAlnum(c) || c == 0x2E || c == 0x5F || c == 0x2D || c == 0x2B || c == 0x25 }
+        func domain(_ c: UInt8) -> Bool { isASCIIAlnum(c) || c == 0x2E || c == 0x2D }
+        var i = b.startIndex
+        while i < b.endIndex, out.count < 16 {
+            guard b[i] == 0x40 else { i += 1; continue }
+            var s = i
+            while s > b.startIndex, local(b[s - 1]) { s -= 1 }
+            var e = i + 1
+            while e < b.endIndex, domain(b[e]) { e += 1 }
+            while e > i + 1, b[e - 1] == 0x2E { e -= 1 }
+            let dom = b[(i + 1)..<e]
+            if s < i, let dot = dom.lastIndex(of: 0x2E), dom.endIndex - dot >= 3, dot > dom.startIndex {
+                out.append(b[s..<e])
+            }
+            i = e
+        }
+        return out
+    }
+
+    /// Phone-shaped runs: `+` or digits with separators, 8 to 15 digits.
+    func phones(_ b: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        var out: [ArraySlice<UInt8>] = []
+        var i = b.startIndex
+        while i < b.endIndex, out.count < 16 {
+            let c = b[i]
+            guard c == 0x2B || (c >= 0x30 && c <= 0x39) else { i += 1; continue }
+            if i > b.startIndex, isASCIIAlnum(b[i - 1]) || b[i - 1] == 0x2E { while i < b.endIndex, isASCIIAlnum(b[i]) { i += 1 }; continue }
+            let start = i
+            var digits = 0
+            var last = i
+            while i < b.endIndex {
+                let d = b[i]
+                if d >= 0x30 && d <= 0x39 { digits += 1; last = i } else if !(d == 0x20 || d == 0x2D || d == 0x2E || d == 0x28 || d == 0x29 || (d == 0x2B && i == start)) { break }
+                i += 1
+            }
+            if digits >= 8, digits <= 15, i >= b.endIndex || !isASCIIAlnum(b[i]) { out.append(b[start...last]) }
+        }
+        return out
+    }
+
+    // MARK: validation
+
+    func valid(_ rule: PatternRule, _ text: String) -> Bool {
+        if rule.exclusions.contains(text.lowercased()) { return false }
+        for v in rule.validators {
+            switch v {
+            case .luhn: if !luhn(text) { return false }
+            case .notAllSame:
+                let core = text.lowercased().filter { $0.isLetter || $0.isNumber }
+                if Set(core).count <= 1 { return false }
+            case .mixedLettersDigits:
+                if !(text.contains(where: \.isLetter) && text.contains(where: \.isNumber)) { return false }
+            case .hasLetters:
+                if !text.contains(where: \.isLetter) { return false }
+            case .iccid:
+                let d = PhoneNumbers.digits(text)
+                if !(d.hasPrefix("89") && (18...20).contains(d.count) && luhn(d)) { return false }
+            case .imsi:
+                let d = PhoneNumbers.digits(text)
+                guard d.count == 15, let mcc = Int(d.prefix(3)), (200...799).contains(mcc) else { return false }
+            case .e164:
+                let t = text.trimmingASCIISpaces()
+                var d = PhoneNumbers.digits(t)
+                if t.hasPrefix("+") {
+                    if !PhoneNumbers.isPlausibleInternational(d) { return false }
+                } else if d.hasPrefix("00") {
+                    d.removeFirst(2)
+                    if !PhoneNumbers.isPlausibleInternational(d) { return false }
+                } else if !(d.hasPrefix("0") && (9...11).contains(d.count)) {
+                    return false
+                }
+            case .personName:
+                let words = text.split(separator: " ").filter { !$0.isEmpty }
+                guard (2...4).contains(words.count), words.allSatisfy({ w in w.first?.isUppercase == true && w.allSatisfy { $0.isLetter || $0 == "-" || $0 == "'" } }) else { return false }
+            case .notRoleAccount:
+                let localPart = text.lowercased().split(separator: "@").first.map(String.init) ?? ""
+                let roles = ["support", "contact", "info", "help", "noreply", "no-reply", "donotreply", "admin", "sales", "feedback",
+                             "hello", "privacy", "team", "service", "careers", "press", "billing", "abuse", "postmaster", "webmaster", "security", "dpo", "legal"]
+                if roles.contains(where: { localPart == $0 || localPart.hasPrefix($0 + ".") || localPart.hasPrefix($0 + "-") || localPart.hasPrefix($0 + "+") }) { return false }
+            }
+        }
+        return true
+    }
+}
+
+/// The Luhn checksum (IMEI, ICCID, card numbers) over the digits of `text`.
+func luhn(_ text: String) -> Bool {
+    let digits = text.compactMap { $0.wholeNumberValue }
+    guard digits.count >= 2 else { return false }
+    var sum = 0
+    for (i, d) in digits.reversed().enumerated() {
+        if i % 2 == 1 { let x = d * 2; sum += x > 9 ? x - 9 : x } else { sum += d }
+    }
+    return sum % 10 == 0
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// One detection rule of a rule file (Rules/*.json, documented in Rules/README.md): what shape of
+/// value to look for, how to validate it, what to exclude, and which key names make it more or
+/// less likely to be the user's data. Used without a device profile (pattern mode).
+public struct PatternRule: Sendable {
+    public var id: String
+    public var category: String
+    public var type: String
+    public var description: String
+    public var severity: String
+    /// Places to look: `url`, `query`, `header`, `cookie`, `form`, `multipart`, `body` (empty = all).
+    public var places: Set<String>
+    public var shape: Shape
+    /// Allowed lengths of the candidate (characters); empty = any.
+    public var lengths: Set<Int>
+    public var minLength: Int
+    public var maxLength: Int
+    public var validators: [Validator]
+    /// Candidate values (compared case-insensitively) that are never the user's data.
+    public var exclusions: Set<String>
+    /// Key-name hints on the field's own key, and on its container's key.
+    public var keys: [KeyHint]
+    public var parentKeys: [KeyHint]
+    /// Score without any hint; a candidate is reported when base + hints ≥ threshold.
+    public var base: Double
+    public var threshold: Double
+    /// The whole field must be the candidate (not a substring of it).
+    public var wholeValue: Bool
+
+    /// How candidates are found in a value.
+    public enum Shape: Sendable {
+        case uuid, hex, digits, email, mac, phone, token, text, decimal
+        case regex(NSRegularExpressionBox)
+    }
+
+    /// A check a candidate must pass.
+    public enum Validator: String, Sendable, CaseIterable {
+        case luhn, notAllSame = "not-all-same", mixedLettersDigits = "mixed-letters-digits", iccid, imsi
+        case e164 = "e164", personName = "person-name", notRoleAccount = "not-role-account", hasLetters = "has-letters"
+    }
+
+    /// A key name and the weight it adds when it names the field.
+    public struct KeyHint: Sendable {
+        public var name: String
+        public var weight: Double
+        public var mode: Mode
+        public enum Mode: String, Sendable { case token, contains, exact }
+    }
+}
+
+/// NSRegularExpression is not Sendable-annotated; rules only read it (matching is thread-safe).
+public struct NSRegularExpressionBox: @unchecked Sendable {
+    public let regex: NSRegularExpression
+}
+
+/// All the rules in effect: the pattern rules of every category and the credentials settings.
+public struct RuleSet: Sendable {
+    public var rules: [PatternRule]
+    /// Field names that hold a password (credentials rule); matched as key tokens.
+    public var passwordKeys: [String]
+    /// Files the rules came from (for messages).
+    public var files: [String]
+
+    public init(rules: [PatternRule] = [], passwordKeys: [String] = ["password", "passwd", "pwd", "pass", "passcode"], files: [String] = []) {
+        self.rules = rules
+        self.passwordKeys = passwordKeys
+        self.files = files
+    }
+
+    public var categories: [String] { Array(Set(rules.map(\.category))).sorted() }
+}
+
+/// Splits a key into lower-case tokens: `advertisingId` → [advertising, id], `$ios_ifa` → [ios, ifa].
+func keyTokens(_ key: String) -> [String] {
+    var tokens: [String] = []
+    var current = ""
+    var previousLower = false
+    for ch in key {
+        if ch.isLetter || ch.isNumber {
+            if ch.isUppercase, previousLower, !current.isEmpty { tokens.append(current); current = "" }
+            current.append(contentsOf: ch.lowercased())
+            previousLower = ch.isLowercase || ch.isNumber
+        } else {
+            if !current.isEmpty { tokens.append(current); current = "" }
+            previousLower = false
+        }
+    }
+    if !current.isEmpty { tokens.append(current) }
+    return tokens
+}
+
+extension PatternRule.KeyHint {
+    func matches(tokens: [String], joined: String) -> Bool {
+        switch mode {
+        case .token: tokens.contains(name) || joined == name
+        case .contains: joined.contains(name)
+        case .exact: joined == name
+        }
+    }
+}
+
+extension PatternRule {
+    /// Score of a candidate under `key` inside `parentKey`: base + strongest positive hint + strongest negative hint.
+    func score(key: String, parentKey: String) -> Double {
+        func hintScore(_ hints: [KeyHint], _ k: String) -> (Double, Double) {
+            guard !hints.isEmpty, !k.isEmpty else { return (0, 0) }
+            let tokens = keyTokens(k)
+            let joined = tokens.joined()
+            var pos = 0.0, neg = 0.0
+            for h in hints where h.matches(tokens: tokens, joined: joined) {
+                if h.weight > 0 { pos = max(pos, h.weight) } else { neg = min(neg, h.weight) }
+            }
+            return (pos, neg)
+        }
+        let (kp, kn) = hintScore(keys, key)
+        let (pp, pn) = hintScore(parentKeys, parentKey)
+        return base + max(kp, pp) + min(kn, pn)
+    }
+}
