@@ -1,0 +1,113 @@
+import Foundation
+import MouchardFlow
+import MouchardWire
+
+/// How a `Flow` maps to a row of the `flows` table and back, exactly (dates as reference-date
+/// seconds, header bytes in `HeaderBlob`s, bodies as BLOBs, lists and extras as JSON).
+enum FlowRow {
+    static let columns = [
+        "id", "source", "transport", "started",
+        "t_blocked", "t_dns", "t_connect", "t_ssl", "t_send", "t_wait", "t_receive",
+        "client_address", "client_port", "server_address", "server_port",
+        "has_tls", "tls_server_name", "tls_alpn", "tls_version",
+        "error", "extras", "host", "url",
+        "req_method", "req_target", "req_version", "req_scheme", "req_fallback_authority",
+        "req_headers", "req_body", "req_body_truncated",
+        "resp_status", "resp_reason", "resp_version", "resp_headers", "resp_body", "resp_body_truncated",
+    ]
+
+    static let insertSQL = "INSERT INTO flows (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+    static let selectSQL = "SELECT \(columns.joined(separator: ", ")) FROM flows"
+
+    /// The row values; `id` nil lets SQLite assign the next id.
+    static func values(_ f: Flow, id: Int?) -> [SQLValue] {
+        func text(_ s: String?) -> SQLValue { s.map { .text($0) } ?? .null }
+        func real(_ d: Double?) -> SQLValue { d.map { .real($0) } ?? .null }
+        func int(_ n: Int?) -> SQLValue { n.map { .integer(Int64($0)) } ?? .null }
+        let t = f.timings
+        var v: [SQLValue] = [
+            int(id), .text(f.source.rawValue), .text(f.transport.rawValue), .real(t.started.timeIntervalSinceReferenceDate),
+            real(t.blocked), real(t.dns), real(t.connect), real(t.ssl), real(t.send), real(t.wait), real(t.receive),
+            text(f.client?.address), int(f.client?.port), text(f.server?.address), int(f.server?.port),
+            .integer(f.tls == nil ? 0 : 1), text(f.tls?.serverName), text(f.tls.map { json($0.alpn) }), text(f.tls?.version),
+            text(f.error), f.extras.isEmpty ? .null : .text(json(f.extras)), .text(f.host), text(f.request?.url),
+        ]
+        if let r = f.request {
+            v += [.text(r.method), .text(r.head.target), .text(version(r.head.version)), .text(r.scheme),
+                  text(r.fallbackAuthority), .blob(HeaderBlob.encode(r.headers)), .blob(r.body), .integer(r.bodyTruncated ? 1 : 0)]
+        } else {
+            v += Array(repeating: .null, count: 8)
+        }
+        if let r = f.response {
+            v += [.integer(Int64(r.status)), .text(r.head.reason), .text(version(r.head.version)),
+                  .blob(HeaderBlob.encode(r.headers)), .blob(r.body), .integer(r.bodyTruncated ? 1 : 0)]
+        } else {
+            v += Array(repeating: .null, count: 6)
+        }
+        return v
+    }
+
+    /// Reads the current row of a statement built from `selectSQL`.
+    static func decode(_ s: SQLiteStatement, file: String) throws(StoreError) -> Flow {
+        let id = s.int(0)
+        func corrupt(_ what: String) -> StoreError {
+            StoreError(file: file, message: "flow \(id): \(what) is damaged")
+        }
+        guard let source = FlowSource(rawValue: s.text(1)) else { throw corrupt("source") }
+        guard let transport = FlowTransport(rawValue: s.text(2)) else { throw corrupt("transport") }
+        let timings = FlowTimings(started: Date(timeIntervalSinceReferenceDate: s.double(3)),
+                                  blocked: s.optionalDouble(4), dns: s.optionalDouble(5), connect: s.optionalDouble(6),
+                                  ssl: s.optionalDouble(7), send: s.optionalDouble(8), wait: s.optionalDouble(9),
+                                  receive: s.optionalDouble(10))
+        let client = s.optionalText(11).map { Endpoint(address: $0, port: s.int(12)) }
+        let server = s.optionalText(13).map { Endpoint(address: $0, port: s.int(14)) }
+        var tls: TLSFacts?
+        if s.int(15) != 0 {
+            guard let alpn = s.optionalText(17).map({ decodeJSON([String].self, $0) }) ?? [] else { throw corrupt("TLS ALPN list") }
+            tls = TLSFacts(serverName: s.optionalText(16), alpn: alpn, version: s.optionalText(18))
+        }
+        var extras: [String: String] = [:]
+        if let e = s.optionalText(20) {
+            guard let d = decodeJSON([String: String].self, e) else { throw corrupt("extras") }
+            extras = d
+        }
+        var request: HTTPRequest?
+        if let method = s.optionalText(23) {
+            guard let headers = HeaderBlob.decode(s.blob(28)) else { throw corrupt("request headers") }
+            guard let v = parseVersion(s.text(25)) else { throw corrupt("request version") }
+            request = HTTPRequest(head: HTTPRequestHead(method: method, target: s.text(24), version: v, headers: headers),
+                                  scheme: s.text(26), fallbackAuthority: s.optionalText(27), body: s.blob(29),
+                                  bodyTruncated: s.int(30) != 0)
+        }
+        var response: HTTPResponse?
+        if !s.isNull(31) {
+            guard let headers = HeaderBlob.decode(s.blob(34)) else { throw corrupt("response headers") }
+            guard let v = parseVersion(s.text(33)) else { throw corrupt("response version") }
+            response = HTTPResponse(head: HTTPResponseHead(version: v, status: s.int(31), reason: s.text(32), headers: headers),
+                                    body: s.blob(35), bodyTruncated: s.int(36) != 0)
+        }
+        return Flow(id: id, source: source, transport: transport, request: request, response: response, timings: timings,
+                    client: client, server: server, tls: tls, error: s.optionalText(19), extras: extras)
+    }
+
+    static func version(_ v: HTTPVersion) -> String { "\(v.major).\(v.minor)" }
+
+    static func parseVersion(_ s: String) -> HTTPVersion? {
+        let parts = s.split(separator: ".")
+        guard parts.count == 2, let major = Int(parts[0]), let minor = Int(parts[1]) else { return nil }
+        return HTTPVersion(major: major, minor: minor)
+    }
+}
+
+/// Compact JSON text of an encodable value, keys sorted (stable bytes for equal values).
+func json<T: Encodable>(_ value: T) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(value) else { return "null" }
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// The value decoded from JSON text, nil when the text does not hold one.
+func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) -> T? {
+    try? JSONDecoder().decode(type, from: Data(text.utf8))
+}

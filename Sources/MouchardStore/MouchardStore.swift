@@ -1,1 +1,0 @@
-// MouchardStore: placeholder until its issue lands (see README "Architecture").

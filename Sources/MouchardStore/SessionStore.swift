@@ -1,0 +1,345 @@
+import Foundation
+import MouchardFlow
+import MouchardInspection
+import Synchronization
+
+/// A capture session on disk: the folder `captures/<name>/` holding `session.sqlite` (flows,
+/// findings, DNS observations, metadata) and, written by other modules, `traffic.pcap` and `keys.log`.
+///
+/// Crash safety: the database is in WAL mode and every `append` is its own transaction, committed
+/// before it returns, so a process killed at any moment loses at most the flow being appended.
+/// The schema is versioned (`PRAGMA user_version`) and migrated on open.
+///
+/// Thread safety: one SQLite connection behind a mutex; any thread (e.g. every proxy event loop)
+/// may call any method. Calls are serialized; each append costs one small transaction.
+public final class SessionStore: Sendable {
+    /// File names inside a session folder.
+    public static let databaseFileName = "session.sqlite"
+    public static let pcapFileName = "traffic.pcap"
+    public static let keyLogFileName = "keys.log"
+    /// The folder `--session NAME` lives under, relative to the current directory.
+    public static let capturesDirectoryName = "captures"
+
+    /// Well-known metadata keys (any other key may be stored too).
+    public enum MetadataKey {
+        /// ISO 8601 time the session was created (set automatically).
+        public static let created = "created"
+        /// What fed the session: `proxy`, `sniffer`, `har:traffic.har`, ...
+        public static let source = "source"
+        public static let toolVersion = "tool_version"
+        /// Name (or path) of the device profile used.
+        public static let deviceProfile = "device_profile"
+    }
+
+    /// The session folder (absolute or as resolved).
+    public let directory: String
+    public var databasePath: String { directory + "/" + Self.databaseFileName }
+    /// Where the sniffer/proxy write the raw capture of this session.
+    public var pcapPath: String { directory + "/" + Self.pcapFileName }
+    /// Where TLS session keys go (SSLKEYLOGFILE format), for Wireshark.
+    public var keyLogPath: String { directory + "/" + Self.keyLogFileName }
+
+    private let db: Mutex<SQLiteConnection>
+
+    /// The folder of a session: a value containing `/` is a path (relative to `currentDirectory`
+    /// unless absolute); a plain name is `captures/NAME` under `currentDirectory`.
+    public static func resolve(session: String, currentDirectory: String) throws(StoreError) -> String {
+        if session.isEmpty || session == "." || session == ".." {
+            throw StoreError(file: session, message: "not a session name (use a name like 'app-test' or a path)")
+        }
+        let base = currentDirectory.hasSuffix("/") ? String(currentDirectory.dropLast()) : currentDirectory
+        if session.contains("/") {
+            let path = session.hasPrefix("/") ? session : base + "/" + session
+            var trimmed = path
+            while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
+            return trimmed
+        }
+        return "\(base)/\(capturesDirectoryName)/\(session)"
+    }
+
+    /// Opens the session in `directory`; with `create`, makes the folder (0700: it holds personal
+    /// data) and the database when missing. Throws one `StoreError` naming the file when the
+    /// session is missing, unreadable, corrupt or from a newer Mouchard.
+    public convenience init(directory: String, create: Bool) throws(StoreError) {
+        try self.init(directory: directory, create: create, migrations: StoreSchema.migrations)
+    }
+
+    init(directory: String, create: Bool, migrations: [String]) throws(StoreError) {
+        self.directory = directory
+        let path = directory + "/" + Self.databaseFileName
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: directory, isDirectory: &isDir) {
+            guard isDir.boolValue else { throw StoreError(file: directory, message: "is a file, not a session folder") }
+        } else if create {
+            do {
+                try fm.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                       attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StoreError(file: directory, message: "cannot create the session folder (\(error.localizedDescription))")
+            }
+        }
+        guard create || fm.fileExists(atPath: path) else {
+            throw StoreError(file: path, message: "no session here (\(Self.databaseFileName) not found)")
+        }
+        let isNew = !fm.fileExists(atPath: path) || ((try? fm.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) == 0
+        let connection = try SQLiteConnection(path: path, create: create)
+        do throws(StoreError) {
+            let mode = try connection.query("PRAGMA journal_mode = WAL") { s throws(StoreError) in s.text(0) }.first ?? ""
+            guard mode.lowercased() == "wal" else {
+                throw StoreError(file: path, message: "cannot switch to WAL mode (journal mode is \(mode))")
+            }
+            try connection.execute("PRAGMA synchronous = NORMAL")
+            try StoreSchema.migrate(connection, migrations: migrations)
+            if isNew, try connection.scalar("SELECT count(*) FROM session WHERE key = ?", [.text(MetadataKey.created)]) == 0 {
+                try connection.run("INSERT OR IGNORE INTO session (key, value) VALUES (?, ?)",
+                                   [.text(MetadataKey.created), .text(Self.isoNow())])
+            }
+        } catch {
+            throw Self.explain(error)
+        }
+        db = Mutex(connection)
+    }
+
+    /// Rewrites SQLite's "not a database"/"corrupt" codes as one clear sentence.
+    static func explain(_ error: StoreError) -> StoreError {
+        guard let code = error.sqliteCode else { return error }
+        switch code & 0xFF {
+        case 26: return StoreError(file: error.file, message: "not a Mouchard session database (not an SQLite file, or damaged)", sqliteCode: code)
+        case 11: return StoreError(file: error.file, message: "the session database is damaged (\(error.message))", sqliteCode: code)
+        default: return error
+        }
+    }
+
+    private static func isoNow() -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: Date())
+    }
+
+    private func locked<T: Sendable>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        do throws(StoreError) {
+            return try db.withLock { (c: inout SQLiteConnection) throws(StoreError) -> T in try body(c) }
+        } catch {
+            throw Self.explain(error)
+        }
+    }
+
+    // MARK: - Flows
+
+    /// Stores one completed flow and commits it before returning. A flow with `id == 0` gets the
+    /// next id (1, 2, 3...); a flow with an id keeps it (an id already stored is an error).
+    /// Returns the flow's id in the session.
+    @discardableResult
+    public func append(_ flow: Flow) throws(StoreError) -> Int {
+        try locked { c throws(StoreError) in try Self.insert(flow, into: c) }
+    }
+
+    /// Stores several flows in one transaction (all or none), e.g. for an import. Returns their ids.
+    @discardableResult
+    public func append(flows: [Flow]) throws(StoreError) -> [Int] {
+        try locked { c throws(StoreError) in
+            try c.transaction { () throws(StoreError) in
+                var ids: [Int] = []
+                ids.reserveCapacity(flows.count)
+                for f in flows { ids.append(try Self.insert(f, into: c)) }
+                return ids
+            }
+        }
+    }
+
+    private static func insert(_ flow: Flow, into c: SQLiteConnection) throws(StoreError) -> Int {
+        guard flow.id >= 0 else { throw StoreError(file: c.path, message: "flow id \(flow.id) is negative") }
+        do throws(StoreError) {
+            try c.run(FlowRow.insertSQL, FlowRow.values(flow, id: flow.id == 0 ? nil : flow.id))
+        } catch {
+            if let code = error.sqliteCode, code & 0xFF == 19 {
+                throw StoreError(file: c.path, message: "flow id \(flow.id) is already in the session", sqliteCode: code)
+            }
+            throw error
+        }
+        return Int(c.lastInsertRowID)
+    }
+
+    /// Every flow, in id order (loads all bodies; see `forEachFlow` for large sessions).
+    public func flows() throws(StoreError) -> [Flow] {
+        var all: [Flow] = []
+        var after = Int64.min
+        while true {
+            let page = try flowPage(after: after, limit: 1024)
+            all += page
+            guard let last = page.last, page.count == 1024 else { return all }
+            after = Int64(last.id)
+        }
+    }
+
+    /// The flow with this id, or nil.
+    public func flow(id: Int) throws(StoreError) -> Flow? {
+        try locked { c throws(StoreError) in
+            try c.query(FlowRow.selectSQL + " WHERE id = ?", [.integer(Int64(id))]) { s throws(StoreError) in
+                try FlowRow.decode(s, file: c.path)
+            }.first
+        }
+    }
+
+    /// Up to `limit` flows with ids above `after`, in id order.
+    public func flowPage(after: Int64, limit: Int) throws(StoreError) -> [Flow] {
+        try locked { c throws(StoreError) in
+            try c.query(FlowRow.selectSQL + " WHERE id > ? ORDER BY id LIMIT ?",
+                        [.integer(after), .integer(Int64(max(1, limit)))]) { s throws(StoreError) in
+                try FlowRow.decode(s, file: c.path)
+            }
+        }
+    }
+
+    /// Calls `body` with every flow in id order, reading pages of `pageSize` flows so that memory stays
+    /// bounded. The store is not locked while `body` runs (it may append; flows appended meanwhile
+    /// with higher ids are visited too). Throws the store's `StoreError` or what `body` throws.
+    public func forEachFlow(pageSize: Int = 256, _ body: (Flow) throws -> Void) throws {
+        var after = Int64.min
+        while true {
+            let page = try flowPage(after: after, limit: pageSize)
+            for f in page { try body(f) }
+            guard let last = page.last, page.count >= max(1, pageSize) else { return }
+            after = Int64(last.id)
+        }
+    }
+
+    /// One line's worth of every flow (no bodies loaded), in id order: for listings.
+    public func flowSummaries() throws(StoreError) -> [FlowSummary] {
+        try locked { c throws(StoreError) in
+            try c.query("""
+                SELECT id, started, transport, req_method, url, resp_status, length(req_body), length(resp_body),
+                       host, tls_server_name, error FROM flows ORDER BY id
+                """) { s throws(StoreError) in
+                FlowSummary(id: s.int(0), started: Date(timeIntervalSinceReferenceDate: s.double(1)),
+                            transport: FlowTransport(rawValue: s.text(2)) ?? .http, method: s.optionalText(3),
+                            url: s.optionalText(4), status: s.optionalInt(5), requestBodySize: s.int(6),
+                            responseBodySize: s.int(7), host: s.text(8), serverName: s.optionalText(9),
+                            error: s.optionalText(10))
+            }
+        }
+    }
+
+    /// How many flows the session holds.
+    public func flowCount() throws(StoreError) -> Int {
+        try locked { c throws(StoreError) in Int(try c.scalar("SELECT count(*) FROM flows")) }
+    }
+
+    // MARK: - Findings
+
+    /// Stores findings in one transaction.
+    public func append(findings: [Finding]) throws(StoreError) {
+        try locked { c throws(StoreError) in
+            try c.transaction { () throws(StoreError) in
+                for f in findings {
+                    try c.run("INSERT INTO findings (flow, category, type, rule, host, json) VALUES (?, ?, ?, ?, ?, ?)", [
+                        f.flow.map { .integer(Int64($0)) } ?? .null, .text(f.category), .text(f.type), .text(f.rule),
+                        .text(f.destination.host), .text(json(f)),
+                    ])
+                }
+            }
+        }
+    }
+
+    /// Every finding, in the order stored; `flow` limits them to one flow.
+    public func findings(flow: Int? = nil) throws(StoreError) -> [Finding] {
+        try locked { c throws(StoreError) in
+            let sql = "SELECT id, json FROM findings" + (flow == nil ? "" : " WHERE flow = ?") + " ORDER BY id"
+            return try c.query(sql, flow.map { [.integer(Int64($0))] } ?? []) { s throws(StoreError) in
+                guard let f = decodeJSON(Finding.self, s.text(1)) else {
+                    throw StoreError(file: c.path, message: "finding \(s.int(0)) is damaged")
+                }
+                return f
+            }
+        }
+    }
+
+    // MARK: - DNS
+
+    /// Stores DNS observations in one transaction.
+    public func append(dns: [DNSObservation]) throws(StoreError) {
+        try locked { c throws(StoreError) in
+            try c.transaction { () throws(StoreError) in
+                for d in dns {
+                    try c.run("""
+                        INSERT INTO dns (time, name, query_type, addresses, cnames, client_address, client_port,
+                                         server_address, server_port) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, [
+                        .real(d.time.timeIntervalSinceReferenceDate), .text(d.name), .text(d.queryType),
+                        .text(json(d.addresses)), .text(json(d.cnames)),
+                        d.client.map { .text($0.address) } ?? .null, d.client.map { .integer(Int64($0.port)) } ?? .null,
+                        d.server.map { .text($0.address) } ?? .null, d.server.map { .integer(Int64($0.port)) } ?? .null,
+                    ])
+                }
+            }
+        }
+    }
+
+    /// Every DNS observation, in the order stored.
+    public func dnsObservations() throws(StoreError) -> [DNSObservation] {
+        try locked { c throws(StoreError) in
+            try c.query("""
+                SELECT id, time, name, query_type, addresses, cnames, client_address, client_port, server_address,
+                       server_port FROM dns ORDER BY id
+                """) { s throws(StoreError) in
+                guard let addresses = decodeJSON([String].self, s.text(4)), let cnames = decodeJSON([String].self, s.text(5))
+                else { throw StoreError(file: c.path, message: "DNS observation \(s.int(0)) is damaged") }
+                return DNSObservation(time: Date(timeIntervalSinceReferenceDate: s.double(1)), name: s.text(2),
+                                      queryType: s.text(3), addresses: addresses, cnames: cnames,
+                                      client: s.optionalText(6).map { Endpoint(address: $0, port: s.int(7)) },
+                                      server: s.optionalText(8).map { Endpoint(address: $0, port: s.int(9)) })
+            }
+        }
+    }
+
+    // MARK: - Metadata
+
+    /// Sets (or with nil, removes) one metadata value.
+    public func setMetadata(_ value: String?, for key: String) throws(StoreError) {
+        try locked { c throws(StoreError) in
+            if let value {
+                try c.run("INSERT OR REPLACE INTO session (key, value) VALUES (?, ?)", [.text(key), .text(value)])
+            } else {
+                try c.run("DELETE FROM session WHERE key = ?", [.text(key)])
+            }
+        }
+    }
+
+    public func metadata(_ key: String) throws(StoreError) -> String? {
+        try locked { c throws(StoreError) in
+            try c.query("SELECT value FROM session WHERE key = ?", [.text(key)]) { s throws(StoreError) in s.text(0) }.first
+        }
+    }
+
+    /// All metadata, key → value.
+    public func allMetadata() throws(StoreError) -> [String: String] {
+        try locked { c throws(StoreError) in
+            Dictionary(try c.query("SELECT key, value FROM session") { s throws(StoreError) in (s.text(0), s.text(1)) },
+                       uniquingKeysWith: { a, _ in a })
+        }
+    }
+
+    /// The schema version of the open database.
+    public func schemaVersion() throws(StoreError) -> Int {
+        try locked { c throws(StoreError) in Int(try c.scalar("PRAGMA user_version")) }
+    }
+}
+
+/// What a listing shows of a flow, read without its bodies.
+public struct FlowSummary: Sendable, Hashable {
+    public var id: Int
+    public var started: Date
+    public var transport: FlowTransport
+    /// Nil for a flow without a request (tls-metadata).
+    public var method: String?
+    public var url: String?
+    /// Nil when no response was seen.
+    public var status: Int?
+    public var requestBodySize: Int
+    public var responseBodySize: Int
+    public var host: String
+    /// TLS SNI, when seen.
+    public var serverName: String?
+    public var error: String?
+}
