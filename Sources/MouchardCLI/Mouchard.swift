@@ -9,6 +9,7 @@ public enum Mouchard {
     /// (Each lives in its own file under Commands/.)
     public static let commands: [any MouchardCommand.Type] = [
         VersionCommand.self,
+        CACommand.self,
     ]
 
     public static let exitUsage: Int32 = 64

@@ -115,6 +115,12 @@ public final class Certificate: @unchecked Sendable {
         return Self.utf8(UnsafePointer(X509_NAME_ENTRY_get_data(entry)))
     }
 
+    /// OpenSSL's old-style subject hash in 8 hex digits (Android system store file names).
+    public var subjectHashOld: String {
+        let hash = String(X509_subject_name_hash_old(pointer), radix: 16)
+        return String(repeating: "0", count: max(0, 8 - hash.count)) + hash
+    }
+
     /// Whether `key` is this certificate's private key.
     public func matches(_ key: PrivateKey) -> Bool { X509_check_private_key(pointer, key.pointer) == 1 }
 

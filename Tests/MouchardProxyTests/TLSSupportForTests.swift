@@ -62,3 +62,28 @@ func pump(client: TLSClientSession, server: TLSServerSession, maxRounds: Int = 2
     }
     return result
 }
+
+/// Runs the `openssl` command-line tool (from PATH) and returns its exit status and output.
+func runOpenSSL(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    let search = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+    guard let tool = search.map({ "\($0)/openssl" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        throw TLSError.file(path: "openssl", reason: "the openssl tool is not installed (make deps)")
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: tool)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+/// Writes bytes to a file in `directory` and returns its path.
+func writeFile(_ directory: String, _ name: String, _ bytes: [UInt8]) throws -> String {
+    let path = (directory as NSString).appendingPathComponent(name)
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    return path
+}
