@@ -10,6 +10,7 @@ public enum Mouchard {
     public static let commands: [any MouchardCommand.Type] = [
         VersionCommand.self,
         CACommand.self,
+        ProxyCommand.self,
     ]
 
     public static let exitUsage: Int32 = 64

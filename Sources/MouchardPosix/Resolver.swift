@@ -62,7 +62,7 @@ public final class Resolver: @unchecked Sendable {
         var lengths = [socklen_t](repeating: 0, count: 8)
         let n = mouchard_resolve_tcp(host, String(port), &storage, &lengths, 8)
         guard n > 0 else {
-            return .failure(PosixError(kind: .nameResolution, operation: "resolve \(host)", code: n == 0 ? EAI_NONAME : -n))
+            return .failure(PosixError(kind: .nameResolution, operation: "resolve \(host)", code: n == 0 ? EAI_NONAME : n))
         }
         var addresses = (0..<Int(n)).map { SocketAddress(storage: storage[$0], length: lengths[$0]) }
         addresses.sort { !$0.isIPv6 && $1.isIPv6 }

@@ -1,4 +1,6 @@
+import MouchardFlow
 import MouchardTLS
+import MouchardWire
 
 /// The TLS half of interception, shared by every loop: the CA and leaf minter (cached leaves over
 /// one shared key), one phone-facing server context (ALPN http/1.1) and one origin-facing client
@@ -107,5 +109,27 @@ final class ClientTLS {
     func closeNotify() -> [UInt8] {
         session.close()
         return session.pendingOutput()
+    }
+}
+
+extension TLSInterceptor {
+    /// Answers `http://mouchard.ca/...` with the CA onboarding page and downloads (never forwarded).
+    public var onboardingResponder: @Sendable (HTTPRequestHead) -> LocalResponse? {
+        let authority = self.authority
+        return { head in
+            let host: String
+            let path: String
+            if let parts = URLParts(absolute: head.target) {
+                host = parts.authority
+                path = parts.pathAndQuery
+            } else {
+                host = head.headers["Host"] ?? ""
+                path = head.target
+            }
+            guard OnboardingPage.isOnboardingHost(host) else { return nil }
+            let r = OnboardingPage.response(for: path, authority: authority)
+            return LocalResponse(status: r.status, reason: r.reason, contentType: r.contentType, body: r.body,
+                                 extraHeaders: HTTPHeaders(r.headers.map { HTTPField(name: $0.0, value: $0.1) }))
+        }
     }
 }

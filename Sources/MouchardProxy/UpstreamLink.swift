@@ -59,7 +59,7 @@ final class UpstreamLink: StreamConnectionDelegate {
         guard state == .resolving else { return }
         switch result {
         case .failure(let error):
-            fail(.dnsFailed("\(target.host): \(error)"))
+            fail(.dnsFailed("\(error)"))
         case .success(let addresses):
             guard let address = addresses.first else {
                 fail(.dnsFailed("\(target.host): no address"))
