@@ -58,7 +58,7 @@ public final class LiveAudit: Sendable {
     public var summary: Summary { totals.withLock { $0 } }
 
     /// Processes what is queued and stops the worker (shutdown).
-    public func finish(timeout: Double = 10) {
+    public func finish(timeout: Double = 120) {
         queueBox.withLock { $0 }?.close(timeout: timeout)
     }
 

@@ -38,6 +38,11 @@ public final class ProxyServer: @unchecked Sendable {
         // Bind every listening socket first so a bad address fails before any thread starts.
         var sockets: [Socket] = []
         var address = configuration.listen
+        if threads > 1 && address.port != 0 {
+            // SO_REUSEPORT would let us share a port another proxy already listens on: check first.
+            let probe = try Socket.listen(on: address, backlog: 1, reusePort: false)
+            probe.close()
+        }
         do {
             for i in 0..<threads {
                 let s = try Socket.listen(on: address, reusePort: threads > 1)
