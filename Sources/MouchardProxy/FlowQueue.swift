@@ -2,7 +2,7 @@ import Foundation
 import MouchardFlow
 
 /// A `FlowSink` that numbers flows (1, 2, 3... in the order they complete) and hands them to
-/// `process` on its own worker thread, so inspection and storage never stall an event loop.
+/// `process` in batches (everything queued since the last call) on its own worker thread, so inspection and storage never stall an event loop.
 /// The queue is bounded: when the worker falls behind by more than `capacity` flows, new flows
 /// are counted as dropped rather than growing memory without limit.
 public final class FlowQueue: FlowSink, @unchecked Sendable {
@@ -12,12 +12,14 @@ public final class FlowQueue: FlowSink, @unchecked Sendable {
     private var stopped = false
     private var busy = false
     private var finished = false
-    private let process: @Sendable (Flow) -> Void
+    private let process: @Sendable ([Flow]) -> Void
     public let capacity: Int
+    /// Flows handed to `process` at once (one store transaction).
+    static let maxBatch = 2048
     private var droppedCount = 0
     private var processedCount = 0
 
-    public init(capacity: Int = 100_000, process: @escaping @Sendable (Flow) -> Void) {
+    public init(capacity: Int = 100_000, process: @escaping @Sendable ([Flow]) -> Void) {
         self.capacity = capacity
         self.process = process
         let t = Thread { [unowned self] in self.work() }
@@ -77,11 +79,17 @@ public final class FlowQueue: FlowSink, @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let batch = pending
-            pending.removeAll(keepingCapacity: true)
+            let batch: [Flow]
+            if pending.count <= Self.maxBatch {
+                batch = pending
+                pending.removeAll(keepingCapacity: true)
+            } else {
+                batch = Array(pending.prefix(Self.maxBatch))
+                pending.removeFirst(Self.maxBatch)
+            }
             busy = true
             condition.unlock()
-            for flow in batch { process(flow) }
+            process(batch)
             condition.lock()
             busy = false
             processedCount += batch.count

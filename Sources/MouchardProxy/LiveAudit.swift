@@ -49,7 +49,7 @@ public final class LiveAudit: Sendable {
     public var sink: FlowQueue {
         queueBox.withLock { q in
             if let q { return q }
-            let made = FlowQueue { [self] flow in self.process(flow) }
+            let made = FlowQueue { [self] flows in self.process(flows) }
             q = made
             return made
         }
@@ -62,37 +62,41 @@ public final class LiveAudit: Sendable {
         queueBox.withLock { $0 }?.close(timeout: timeout)
     }
 
-    func process(_ incoming: Flow) {
-        var flow = incoming
+    /// Stores a batch of flows in one transaction, inspects them, stores their findings, prints.
+    func process(_ flows: [Flow]) {
         var storeFailed = false
         if let store {
             do {
-                flow.id = try store.append(flow)
+                try store.append(flows: flows)
             } catch {
                 storeFailed = true
-                console.write("mouchard: warning: cannot store flow \(flow.id): \(error)\n")
+                console.write("mouchard: warning: cannot store flows \(flows.first?.id ?? 0)...\(flows.last?.id ?? 0): \(error)\n")
             }
         }
-        let findings = inspector?.inspect(flow) ?? []
+        var findings: [Finding] = []
+        var text = ""
+        for flow in flows {
+            let found = inspector?.inspect(flow) ?? []
+            findings += found
+            if console.logFlows { text += ConsoleLines.flowLine(flow) + "\n" }
+            if !console.quiet {
+                for f in found { text += ConsoleLines.findingLine(f, at: flow.timings.started) + "\n" }
+            }
+        }
         if let store, !findings.isEmpty, !storeFailed {
             do {
                 try store.append(findings: findings)
             } catch {
                 storeFailed = true
-                console.write("mouchard: warning: cannot store findings of flow \(flow.id): \(error)\n")
+                console.write("mouchard: warning: cannot store findings: \(error)\n")
             }
         }
         totals.withLock { t in
-            t.flows += 1
+            t.flows += flows.count
             t.findings += findings.count
             for f in findings { t.findingsByCategory[f.category, default: 0] += 1 }
-            if !flow.host.isEmpty { t.hosts.insert(flow.host) }
+            for flow in flows where !flow.host.isEmpty { t.hosts.insert(flow.host) }
             if storeFailed { t.storeErrors += 1 }
-        }
-        var text = ""
-        if console.logFlows { text += ConsoleLines.flowLine(flow) + "\n" }
-        if !console.quiet {
-            for f in findings { text += ConsoleLines.findingLine(f, at: flow.timings.started) + "\n" }
         }
         if !text.isEmpty { console.write(text) }
     }

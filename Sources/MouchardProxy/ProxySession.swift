@@ -104,6 +104,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     func upstreamFailed(_ link: UpstreamLink, _ failure: UpstreamFailure) {
         guard link === upstream else { return }
         upstream = nil
+        if retryOnFreshConnection(link) { return }
         switch mode {
         case .http: feed(.upstreamFailed(failure))
         case .intercepting: interception?.upstreamFailed(failure, session: self)
@@ -115,7 +116,9 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     func upstream(_ link: UpstreamLink, received bytes: [UInt8]) {
         guard link === upstream else { return }
         switch mode {
-        case .http: feed(.upstreamBytes(bytes))
+        case .http:
+            retry.responseSeen = true
+            feed(.upstreamBytes(bytes))
         case .rawTunnel:
             interception?.noteUpstreamBytes(bytes)
             client.send(bytes)
@@ -127,6 +130,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     func upstreamEnded(_ link: UpstreamLink) {
         guard link === upstream else { return }
         upstream = nil
+        if retryOnFreshConnection(link) { return }
         switch mode {
         case .http: feed(.upstreamEnded)
         case .rawTunnel: finishTunnel(error: nil)
@@ -158,6 +162,14 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             case .connectUpstream(let target):
                 attachUpstream(target)
             case .sendUpstream(let bytes):
+                if !retry.overflow {
+                    if retry.sent.count + bytes.count <= RetryState.limit {
+                        retry.sent += bytes
+                    } else {
+                        retry.overflow = true
+                        retry.sent = []
+                    }
+                }
                 upstream?.send(bytes)
             case .sendClient(let bytes):
                 sendToClient(bytes)
@@ -188,6 +200,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     }
 
     private func attachUpstream(_ target: UpstreamTarget) {
+        retry = RetryState()
         if let u = upstream, u.target == target, u.isUsable { return }
         upstream?.close()
         upstream = nil
@@ -195,10 +208,15 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             upstream = pooled
             return
         }
+        openLink(target)
+    }
+
+    private func openLink(_ target: UpstreamTarget) {
         let link = UpstreamLink(target: target, loop: loop, owner: self)
         if target.tls, let interception {
             do {
                 link.tls = try interception.makeUpstreamTLS(for: target)
+                link.serverName = interception.serverName
             } catch {
                 feed(.upstreamFailed(.tlsFailed("\(error)")))
                 return
@@ -206,6 +224,30 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         }
         upstream = link
         link.start(resolver: shared.resolver)
+    }
+
+    /// What is needed to resend a request when a reused keep-alive connection turns out to be
+    /// closed by the origin before answering (the usual keep-alive race): one retry, on a fresh
+    /// connection, when the request fitted in `limit` bytes and no response byte arrived.
+    struct RetryState {
+        static let limit = 64 * 1024
+        var sent: [UInt8] = []
+        var overflow = false
+        var responseSeen = false
+        var used = false
+    }
+
+    var retry = RetryState()
+
+    /// Retries the current request on a new connection if the failed link was a reused one.
+    private func retryOnFreshConnection(_ link: UpstreamLink) -> Bool {
+        guard mode == .http, machine.isBusy, link.servedExchanges > 0, !retry.used, !retry.overflow,
+              !retry.responseSeen, !retry.sent.isEmpty else { return false }
+        retry.used = true
+        let bytes = retry.sent
+        openLink(link.target)
+        upstream?.send(bytes)
+        return upstream != nil
     }
 
     /// Stops reading a side whose peer cannot keep up (or whose bytes the machine cannot take yet).
@@ -393,8 +435,14 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         guard mode != .closed else { return }
         mode = .closed
         if let u = upstream {
-            u.close()
             upstream = nil
+            // The origin side of a finished intercepted tunnel stays useful: the next tunnel to the
+            // same host skips its TLS handshake (only our handshake with the phone remains).
+            if clientTLS != nil, u.state == .ready, u.servedExchanges > 0, !machine.isBusy, u.isPoolableTLS {
+                context.pool.put(u, now: loop.now)
+            } else {
+                u.close()
+            }
         }
         context.remove(self)
     }

@@ -98,7 +98,14 @@ final class TunnelInterception {
         }
         raw = []
         state = .connectingUpstream
+        if hello.serverName == nil || hello.serverName == target.host,
+           let pooled = session.context.pool.take(tlsTarget, for: session), pooled.tls?.session.peerNames != nil {
+            session.upstream = pooled
+            upstreamReady(pooled, session: session)
+            return
+        }
         let link = UpstreamLink(target: tlsTarget, loop: session.loop, owner: session)
+        link.serverName = hello.serverName
         do {
             link.tls = try interceptor.makeUpstreamTLS(host: target.host, serverName: hello.serverName)
         } catch {

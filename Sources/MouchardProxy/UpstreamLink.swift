@@ -35,6 +35,11 @@ final class UpstreamLink: StreamConnectionDelegate {
     var idleSince: UInt64 = 0
     /// TLS client for `https` targets, set by the interception layer before `start`.
     var tls: UpstreamTLSClient?
+    /// The SNI sent to the origin (nil when none was sent).
+    var serverName: String?
+
+    /// A TLS link whose SNI is its host (or absent): another tunnel to the same host may reuse it.
+    var isPoolableTLS: Bool { tls != nil && (serverName == nil || serverName == target.host) }
     /// True when this connection already served an exchange (a reused connection may have been
     /// closed by the origin meanwhile, so a failure before any response byte may be retried).
     var servedExchanges = 0
