@@ -73,6 +73,13 @@ MaxClients 200
 LogLevel Critical
 PidFile "$work/tinyproxy.pid"
 CONF
+# The live audit inspects every request against a device profile (and Rules/ when present).
+cat > "$work/device.json" <<CONF
+{ "name": "bench device", "platform": "ios",
+  "identifiers": { "idfa": "6D92078A-8246-4BA4-AE5B-76104861E7DC", "idfv": "A1B2C3D4-0000-4111-8222-333344445555",
+                   "udid": "2b6f0cc904d137be2e1730235f5664094b831186" },
+  "owner": { "email": ["camille.martin@example.org"], "phone": ["+33 6 12 34 56 78"] } }
+CONF
 cat > "$work/wrk.lua" <<CONF
 wrk.method = "GET"
 wrk.path = "http://127.0.0.1:$O_HTTP/"
@@ -94,7 +101,7 @@ wait_port() { for _ in $(seq 100); do (echo > /dev/tcp/127.0.0.1/"$1") 2>/dev/nu
 start_proxy() { # name → sets PID
   case "$1" in
     mouchard)
-      MOUCHARD_HOME="$work/home" "$mouchard" proxy --listen 127.0.0.1:$P_MOUCHARD --quiet --session "$work/session" \
+      MOUCHARD_HOME="$work/home" "$mouchard" proxy --listen 127.0.0.1:$P_MOUCHARD --quiet --session "$work/session" --device "$work/device.json" \
         --upstream-ca "$work/ca.pem" >"$work/mouchard.out" 2>&1 &
       PID=$!; PORT=$P_MOUCHARD ;;
     squid) squid -N -f "$work/squid.conf" >"$work/squid.out" 2>&1 & PID=$!; PORT=$P_SQUID ;;

@@ -28,6 +28,7 @@ struct ProxyCommand: MouchardCommand {
             OptionSpec("--ignore-host", value: "RE", help: "tunnel matching hosts untouched (SNI still recorded)", repeatable: true),
             OptionSpec("--ssl-keylog", value: "FILE", help: "write TLS secrets of both sides (NSS key log format)"),
             OptionSpec("--threads", value: "N", help: "event loops (default: one per core)"),
+            OptionSpec("--home", value: "DIR", help: "CA directory (default $MOUCHARD_HOME or ~/.mouchard)"),
             OptionSpec("--upstream-ca", value: "FILE", help: "extra trust anchor (PEM) for origin certificates"),
             OptionSpec("--insecure-upstream", help: "do not verify origin certificates (dangerous)"),
             OptionSpec("--allow-remote", help: "allow listening on a non-loopback address"),
@@ -84,7 +85,7 @@ struct ProxyCommand: MouchardCommand {
         }
 
         // TLS interception.
-        let settings = InterceptionSettings(authorityDirectory: MouchardHome.directory(),
+        let settings = InterceptionSettings(authorityDirectory: args.value("--home").map { absolute($0, io) } ?? MouchardHome.directory(),
                                             upstreamCAFile: args.value("--upstream-ca").map { absolute($0, io) },
                                             insecureUpstream: args.flag("--insecure-upstream"),
                                             keyLogPath: args.value("--ssl-keylog").map { absolute($0, io) })
