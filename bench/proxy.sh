@@ -135,6 +135,7 @@ for round in $(seq "$ROUNDS"); do
     wrk -t1 -c8 -d1s -s "$work/wrk.lua" "http://127.0.0.1:$PORT" >/dev/null 2>&1 || true
     read -r rps p50 p99 err <<<"$(run_wrk "$PORT")"
     printf "%-10s %12s %10s %10s %8sMB  %s\n" "$name" "$rps" "$p50" "$p99" "$(peak_rss_mb "$PID")" "$err"
+    echo "plain $name $rps" >> "$work/results"
     stop_proxy "$PID"
   done
 done
@@ -142,13 +143,21 @@ done
 echo
 echo "== HTTPS interception: a new TLS connection per request, 32 client threads, ${SECS}s"
 printf "%-10s %s\n" proxy result
-for name in mouchard mitmproxy; do
-  start_proxy "$name"
-  "$work/proxy_load" tls "$PORT" localhost $O_HTTPS 32 1 >/dev/null 2>&1 || true   # warm-up
-  res=$("$work/proxy_load" tls "$PORT" localhost $O_HTTPS 32 "$SECS")
-  printf "%-10s %s peakRSS %sMB\n" "$name" "$res" "$(peak_rss_mb "$PID")"
-  stop_proxy "$PID"
+for round in $(seq "$ROUNDS"); do
+  for name in mouchard mitmproxy; do
+    start_proxy "$name"
+    "$work/proxy_load" tls "$PORT" localhost $O_HTTPS 32 1 >/dev/null 2>&1 || true   # warm-up
+    res=$("$work/proxy_load" tls "$PORT" localhost $O_HTTPS 32 "$SECS")
+    printf "%-10s %s peakRSS %sMB\n" "$name" "$res" "$(peak_rss_mb "$PID")"
+    echo "tls $name $(echo "$res" | awk '{print $6}')" >> "$work/results"
+    stop_proxy "$PID"
+  done
 done
+echo
+awk '{sum[$1" "$2]+=$3; n[$1" "$2]++} END {
+  m=sum["plain mouchard"]/n["plain mouchard"]; s=sum["plain squid"]/n["plain squid"]; t=sum["plain mitmproxy"]/n["plain mitmproxy"];
+  h=sum["tls mouchard"]/n["tls mouchard"]; u=sum["tls mitmproxy"]/n["tls mitmproxy"];
+  printf "ratios (mean over rounds): plain mouchard/squid %.2f, mouchard/mitmproxy %.1fx; TLS mouchard/mitmproxy %.1fx\n", m/s, m/t, h/u }' "$work/results"
 
 echo
 echo "== 2,000 idle keep-alive connections held 30 s through mouchard while wrk loads it"

@@ -104,11 +104,12 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Stops watching `socket` (call before closing it).
-    public func deregister(_ socket: Socket) {
+    /// Stops watching `socket`. With `closing` (the caller closes it right after, and never
+    /// duplicated it), the kernel drops it from epoll by itself and the epoll_ctl call is skipped.
+    public func deregister(_ socket: Socket, closing: Bool = false) {
         let fd = Int(socket.fd)
         if fd < slots.count { slots[fd].handler = nil }
-        _ = mouchard_epoll_ctl(epfd, EPOLL_CTL_DEL, socket.fd, 0, 0)
+        if !closing { _ = mouchard_epoll_ctl(epfd, EPOLL_CTL_DEL, socket.fd, 0, 0) }
     }
 
     /// Runs `task` on the loop's thread soon; callable from any thread.

@@ -189,7 +189,7 @@ final class StreamConnection: IOHandler {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        loop.deregister(socket)
+        loop.deregister(socket, closing: true)
         socket.close()
         output = []
         outputStart = 0

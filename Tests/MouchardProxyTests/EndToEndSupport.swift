@@ -147,6 +147,15 @@ class H(http.server.BaseHTTPRequestHandler):
             self.send(200, b"ok " + self.path.encode())
 
     def do_POST(self):
+        if self.path.startswith("/count"):
+            n, h = 0, hashlib.sha256()
+            left = int(self.headers.get("Content-Length", "0"))
+            while left > 0:
+                piece = self.rfile.read(min(left, 1 << 20))
+                if not piece: break
+                n += len(piece); left -= len(piece); h.update(piece)
+            self.send(200, b"%d %s" % (n, h.hexdigest().encode()))
+            return
         body = self.read_body()
         self.send(200, body, [("X-Body-SHA256", hashlib.sha256(body).hexdigest())])
     do_PUT = do_POST
