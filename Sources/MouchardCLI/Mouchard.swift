@@ -8,6 +8,9 @@ public enum Mouchard {
     /// Every subcommand, in the order `mouchard --help` lists them.
     /// (Each lives in its own file under Commands/.)
     public static let commands: [any MouchardCommand.Type] = [
+        ImportCommand.self,
+        ExportCommand.self,
+        FlowsCommand.self,
         VersionCommand.self,
         CACommand.self,
         ProxyCommand.self,

@@ -34,6 +34,34 @@ public enum HARReader {
     }
 
     public static func read(bytes: [UInt8]) throws(HARError) -> [Flow] {
+        let entries = try entryNodes(bytes)
+        var flows: [Flow] = []
+        flows.reserveCapacity(entries.count)
+        for (k, e) in entries.enumerated() {
+            flows.append(try flow(e, id: k + 1))
+        }
+        return flows
+    }
+
+    /// Like `read`, but a malformed entry is skipped and reported instead of failing the file.
+    /// Flow ids stay the entry positions (1-based), so a skipped entry leaves a gap.
+    /// Throws only when the document itself is unusable (invalid JSON, no `log.entries`).
+    public static func readSkippingBadEntries(_ data: Data) throws(HARError) -> (flows: [Flow], skipped: [HARError]) {
+        let entries = try entryNodes([UInt8](data))
+        var flows: [Flow] = []
+        var skipped: [HARError] = []
+        for (k, e) in entries.enumerated() {
+            do throws(HARError) {
+                flows.append(try flow(e, id: k + 1))
+            } catch {
+                skipped.append(error)
+            }
+        }
+        return (flows, skipped)
+    }
+
+    /// The nodes of `log.entries`.
+    static func entryNodes(_ bytes: [UInt8]) throws(HARError) -> [HARNode] {
         let root: JSONValue
         do {
             root = try JSONParser.parse(bytes)
@@ -44,13 +72,7 @@ public enum HARReader {
         try top.requireObject()
         let log = try top.required("log")
         try log.requireObject()
-        let entries = try log.required("entries").items()
-        var flows: [Flow] = []
-        flows.reserveCapacity(entries.count)
-        for (k, e) in entries.enumerated() {
-            flows.append(try flow(e, id: k + 1))
-        }
-        return flows
+        return try log.required("entries").items()
     }
 
     /// Entry members that have a home in `Flow` or are derived from it; not copied to `extras`.
@@ -183,8 +205,12 @@ public enum HARReader {
         var request = HTTPRequest(head: HTTPRequestHead(method: method, target: target, version: version, headers: headers),
                                   scheme: parts.scheme, fallbackAuthority: parts.authority, body: body,
                                   bodyTruncated: try rq.child("_bodyTruncated")?.bool() ?? false)
-        let expected = "\(parts.scheme)://\(URLParts.droppingDefaultPort(authority: parts.authority, scheme: parts.scheme))\(parts.pathAndQuery)"
-        if method != "CONNECT", request.url != expected {
+        let shownAuthority = URLParts.droppingDefaultPort(authority: parts.authority, scheme: parts.scheme)
+        let expected = "\(parts.scheme)://\(shownAuthority)\(parts.pathAndQuery)"
+        // `request.url` takes the authority from the Host header first (the target is origin-form
+        // here); compared without building the URL, which is costly on large files.
+        let host = headers["Host"].flatMap { $0.isEmpty ? nil : $0 }
+        if method != "CONNECT", let host, URLParts.droppingDefaultPort(authority: host, scheme: parts.scheme) != shownAuthority {
             // A Host header that disagrees with the URL: the URL wins (absolute-form target).
             request.head.target = url
         }

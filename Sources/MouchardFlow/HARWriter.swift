@@ -19,6 +19,8 @@ import MouchardWire
 ///   and `"_transport": "tls-metadata"`; the reader turns it back into a flow without a request.
 ///   A flow without a response gets `status: 0` and no headers, read back as no response.
 /// - `Flow.extras` are written back where the reader found them (see `HARReader`).
+/// - HAR is text: a header value whose bytes are not UTF-8 is written as its `value` text
+///   (Latin-1 view), so it reads back with the same text but UTF-8 bytes. The session store keeps the bytes.
 public struct HARWriter: Sendable {
     public var creatorName: String
     public var creatorVersion: String
@@ -112,13 +114,17 @@ public struct HARWriter: Sendable {
             appendExtras(requestExtras, to: &v)
             return .object(v)
         }
+        let url = r.url
+        let parts = URLParts(absolute: url)
+        // The request-target the reader derives from the URL alone.
+        let impliedTarget = parts.map { r.method == "CONNECT" ? $0.authority : $0.pathAndQuery } ?? r.head.target
         var v: [(String, JSONValue)] = [
             ("method", .string(r.method)),
-            ("url", .string(r.url)),
+            ("url", .string(url)),
             ("httpVersion", .string(r.head.version.description)),
             ("cookies", .array(cookies(r.headers.values(for: "Cookie").flatMap { $0.split(separator: ";") }))),
             ("headers", headersValue(r.headers)),
-            ("queryString", .array(queryPairs(r.query ?? "", plusIsSpace: false).map(nameValue))),
+            ("queryString", .array(queryPairs(query(of: parts?.pathAndQuery ?? ""), plusIsSpace: false).map(nameValue))),
         ]
         if !r.body.isEmpty {
             let mime = r.headers["Content-Type"] ?? ""
@@ -134,16 +140,18 @@ public struct HARWriter: Sendable {
         }
         v.append(("headersSize", .number("-1")))
         v.append(("bodySize", .number(String(r.body.count))))
-        if r.head.target != impliedTarget(r) { v.append(("_target", .string(r.head.target))) }
+        if r.head.target != impliedTarget { v.append(("_target", .string(r.head.target))) }
         if r.bodyTruncated { v.append(("_bodyTruncated", .bool(true))) }
         appendExtras(requestExtras, to: &v)
         return .object(v)
     }
 
-    /// The request-target the reader derives from the URL alone.
-    static func impliedTarget(_ r: HTTPRequest) -> String {
-        guard let parts = URLParts(absolute: r.url) else { return r.head.target }
-        return r.method == "CONNECT" ? parts.authority : parts.pathAndQuery
+    /// The query of a path-and-query (without `?`, up to a `#`), empty when there is none.
+    static func query(of pathAndQuery: String) -> String {
+        guard let q = pathAndQuery.utf8.firstIndex(of: UInt8(ascii: "?")) else { return "" }
+        let rest = pathAndQuery.utf8[pathAndQuery.utf8.index(after: q)...]
+        let end = rest.firstIndex(of: UInt8(ascii: "#")) ?? rest.endIndex
+        return String(rest[..<end]) ?? ""
     }
 
     static func responseValue(_ response: HTTPResponse?, extras: inout ExtrasByPlace) -> JSONValue {

@@ -64,6 +64,12 @@ public final class SessionStore: Sendable {
         try self.init(directory: directory, create: create, migrations: StoreSchema.migrations)
     }
 
+    /// Opens the session named as on the command line (`--session NAME` or a path), see `resolve`.
+    public convenience init(session: String, currentDirectory: String = FileManager.default.currentDirectoryPath,
+                            create: Bool) throws(StoreError) {
+        try self.init(directory: try Self.resolve(session: session, currentDirectory: currentDirectory), create: create)
+    }
+
     init(directory: String, create: Bool, migrations: [String]) throws(StoreError) {
         self.directory = directory
         let path = directory + "/" + Self.databaseFileName
@@ -73,7 +79,9 @@ public final class SessionStore: Sendable {
             guard isDir.boolValue else { throw StoreError(file: directory, message: "is a file, not a session folder") }
         } else if create {
             do {
-                try fm.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                let parent = (directory as NSString).deletingLastPathComponent
+                if !parent.isEmpty { try fm.createDirectory(atPath: parent, withIntermediateDirectories: true) }
+                try fm.createDirectory(atPath: directory, withIntermediateDirectories: false,
                                        attributes: [.posixPermissions: 0o700])
             } catch {
                 throw StoreError(file: directory, message: "cannot create the session folder (\(error.localizedDescription))")
@@ -106,7 +114,9 @@ public final class SessionStore: Sendable {
         guard let code = error.sqliteCode else { return error }
         switch code & 0xFF {
         case 26: return StoreError(file: error.file, message: "not a Mouchard session database (not an SQLite file, or damaged)", sqliteCode: code)
-        case 11: return StoreError(file: error.file, message: "the session database is damaged (\(error.message))", sqliteCode: code)
+        case 11:
+            if error.message.hasPrefix("the session database is damaged") { return error }
+            return StoreError(file: error.file, message: "the session database is damaged: \(error.message)", sqliteCode: code)
         default: return error
         }
     }

@@ -39,24 +39,47 @@ public final class CertificateAuthority: @unchecked Sendable {
         let manager = FileManager.default
         switch (manager.fileExists(atPath: certificatePath), manager.fileExists(atPath: keyPath)) {
         case (true, true):
-            let certificate = try Certificate(pem: try read(certificatePath))
-            let key = try PrivateKey(pem: try read(keyPath))
-            guard certificate.matches(key) else {
-                throw .file(path: keyPath, reason: "this key does not belong to \(certificatePath)")
-            }
-            return CertificateAuthority(certificate: certificate, key: key, directory: directory, wasCreated: false)
+            return try load(directory: directory, certificatePath: certificatePath, keyPath: keyPath)
         case (false, false):
             try PrivateFile.makeDirectory(directory)
             let key = try PrivateKey.generate(algorithm)
             let certificate = try makeRootCertificate(key: key)
-            try PrivateFile.writeNew(keyPath, try key.pem(), mode: 0o600)
+            // The key is placed exclusively: if another process created the CA meanwhile, use theirs.
+            guard try PrivateFile.writeNew(keyPath, try key.pem(), mode: 0o600, exclusive: true) else {
+                try waitForCertificate(certificatePath)
+                return try load(directory: directory, certificatePath: certificatePath, keyPath: keyPath)
+            }
             try PrivateFile.writeNew(certificatePath, certificate.pem, mode: 0o644)
             return CertificateAuthority(certificate: certificate, key: key, directory: directory, wasCreated: true)
         case (true, false):
             throw .file(path: keyPath, reason: "missing while \(certificatePath) exists; restore it or remove both to make a new CA")
         case (false, true):
-            throw .file(path: certificatePath, reason: "missing while \(keyPath) exists; restore it or remove both to make a new CA")
+            // A key written seconds ago: another process is between writing the key and the certificate.
+            let age = (try? manager.attributesOfItem(atPath: keyPath)[.modificationDate] as? Date).map { -$0.timeIntervalSinceNow }
+            guard let age, age < 10 else {
+                throw .file(path: certificatePath, reason: "missing while \(keyPath) exists; restore it or remove both to make a new CA")
+            }
+            try waitForCertificate(certificatePath)
+            return try load(directory: directory, certificatePath: certificatePath, keyPath: keyPath)
         }
+    }
+
+    private static func load(directory: String, certificatePath: String, keyPath: String) throws(TLSError) -> CertificateAuthority {
+        let certificate = try Certificate(pem: try read(certificatePath))
+        let key = try PrivateKey(pem: try read(keyPath))
+        guard certificate.matches(key) else {
+            throw .file(path: keyPath, reason: "this key does not belong to \(certificatePath)")
+        }
+        return CertificateAuthority(certificate: certificate, key: key, directory: directory, wasCreated: false)
+    }
+
+    /// Waits up to 2 s for a certificate another process is about to write.
+    private static func waitForCertificate(_ certificatePath: String) throws(TLSError) {
+        for _ in 0..<40 {
+            if FileManager.default.fileExists(atPath: certificatePath) { return }
+            usleep(50_000)
+        }
+        throw .file(path: certificatePath, reason: "missing while the CA key exists; restore it or remove both to make a new CA")
     }
 
     /// The self-signed root: CA:TRUE (critical), keyCertSign + cRLSign (critical), SHA-256,
@@ -79,6 +102,9 @@ public final class CertificateAuthority: @unchecked Sendable {
             ])
         return try builder.sign(publicKeyOf: key, issuer: nil, signer: key)
     }
+
+    /// The permission bits of the key file (0o600 expected), nil if it cannot be read.
+    public var keyFileMode: Int? { PrivateFile.mode(of: keyPath) }
 
     private static func read(_ path: String) throws(TLSError) -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else { throw .file(path: path, reason: "cannot read") }

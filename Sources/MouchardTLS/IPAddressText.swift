@@ -4,17 +4,33 @@ import Foundation
 enum IPAddressText {
     /// The 4 or 16 bytes of an IP literal (`192.0.2.1`, `2001:db8::1`, `[::1]`), or nil.
     static func parse(_ text: String) -> [UInt8]? {
-        var literal = text
-        if literal.hasPrefix("["), literal.hasSuffix("]") { literal = String(literal.dropFirst().dropLast()) }
-        if literal.contains(":") {
-            var address = in6_addr()
-            guard inet_pton(AF_INET6, literal, &address) == 1 else { return nil }
-            return withUnsafeBytes(of: &address) { Array($0) }
+        var bytes = Array(text.utf8)
+        if bytes.first == UInt8(ascii: "["), bytes.last == UInt8(ascii: "]") { bytes = Array(bytes.dropFirst().dropLast()) }
+        // Cheap byte checks first: most names are DNS names and never reach inet_pton.
+        guard !bytes.isEmpty, bytes.count <= 45 else { return nil }
+        let isV6 = bytes.contains(UInt8(ascii: ":"))
+        guard bytes.allSatisfy({ isAddressByte($0, v6: isV6) }) else { return nil }
+        bytes.append(0)
+        return bytes.withUnsafeBufferPointer { literal -> [UInt8]? in
+            guard let base = literal.baseAddress else { return nil }
+            return base.withMemoryRebound(to: CChar.self, capacity: literal.count) { cString -> [UInt8]? in
+                if isV6 {
+                    var address = in6_addr()
+                    guard inet_pton(AF_INET6, cString, &address) == 1 else { return nil }
+                    return withUnsafeBytes(of: &address) { Array($0) }
+                }
+                var address = in_addr()
+                guard inet_pton(AF_INET, cString, &address) == 1 else { return nil }
+                return withUnsafeBytes(of: &address) { Array($0) }
+            }
         }
-        var address = in_addr()
-        guard literal.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-              inet_pton(AF_INET, literal, &address) == 1 else { return nil }
-        return withUnsafeBytes(of: &address) { Array($0) }
+    }
+
+    private static func isAddressByte(_ byte: UInt8, v6: Bool) -> Bool {
+        if byte >= 0x30 && byte <= 0x39 || byte == 0x2E { return true }
+        guard v6 else { return false }
+        let lower = byte | 0x20
+        return byte == 0x3A || (lower >= 0x61 && lower <= 0x66)
     }
 
     /// Text form of 4 or 16 address bytes.

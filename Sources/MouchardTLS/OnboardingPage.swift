@@ -22,6 +22,14 @@ public enum OnboardingPage {
         /// Extra headers (Content-Disposition for downloads, Cache-Control).
         public var headers: [(String, String)]
 
+        /// The whole HTTP/1.1 response (head + body; no body for HEAD), ready to send.
+        public func serialized(keepAlive: Bool = true, includeBody: Bool = true) -> [UInt8] {
+            var head = "HTTP/1.1 \(status) \(reason)\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n"
+            for (name, value) in headers { head += "\(name): \(value)\r\n" }
+            head += "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+            return Array(head.utf8) + (includeBody ? body : [])
+        }
+
         public static func == (a: Response, b: Response) -> Bool {
             a.status == b.status && a.contentType == b.contentType && a.body == b.body
                 && a.headers.map { $0.0 + ":" + $0.1 } == b.headers.map { $0.0 + ":" + $0.1 }

@@ -22,10 +22,12 @@ enum PrivateFile {
         }
     }
 
-    /// Writes `bytes` to a new file at `path` with mode 0600: written to a unique temporary
-    /// name created 0600 with O_EXCL, flushed, then renamed into place (so readers never see
-    /// half a key).
-    static func writeNew(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600) throws(TLSError) {
+    /// Writes `bytes` to a new file at `path` with `mode` (0600 by default): written to a unique
+    /// temporary name created with that mode and O_EXCL, flushed, then moved into place (so
+    /// readers never see half a key). With `exclusive`, an existing `path` is kept (link(2)
+    /// fails with EEXIST) and the call returns false: another process won the race.
+    @discardableResult
+    static func writeNew(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o600, exclusive: Bool = false) throws(TLSError) -> Bool {
         let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw .file(path: temporary, reason: "cannot create: \(String(cString: strerror(errno)))") }
@@ -44,11 +46,22 @@ enum PrivateFile {
         }
         if failure == nil, fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
         close(fd)
-        if failure == nil, rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
+        var placed = true
+        if failure == nil {
+            if exclusive {
+                if link(temporary, path) != 0 {
+                    if errno == EEXIST { placed = false } else { failure = String(cString: strerror(errno)) }
+                }
+                unlink(temporary)
+            } else if rename(temporary, path) != 0 {
+                failure = String(cString: strerror(errno))
+            }
+        }
         if let failure {
             unlink(temporary)
             throw .file(path: path, reason: "cannot write: \(failure)")
         }
+        return placed
     }
 
     /// Opens `path` for appending (created 0600 if missing); returns the descriptor.

@@ -6,6 +6,18 @@ import CMouchardShims
 enum TLSCallbacks {
     static let engineIndex: Int32 = mouchard_SSL_get_ex_new_index()
     static let keyLogIndex: Int32 = mouchard_SSL_CTX_get_ex_new_index()
+    static let sessionCacheIndex: Int32 = mouchard_SSL_CTX_get_ex_new_index()
+
+    /// Client: keeps a new session (ticket) from the origin for the next connection to it. We
+    /// keep a copy: OpenSSL marks the original unresumable when its connection is freed without
+    /// close_notify, which is how most upstream connections end.
+    static let newSession: @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32 = { ssl, session in
+        guard let ssl, let session, let engine = TLSEngine.from(ssl), let key = engine.sessionCacheKey,
+              let context = SSL_get_SSL_CTX(ssl), let raw = SSL_CTX_get_ex_data(context, sessionCacheIndex),
+              let copy = SSL_SESSION_dup(session) else { return 0 }
+        Unmanaged<TLSSessionCache>.fromOpaque(raw).takeUnretainedValue().store(TLSSessionCache.Entry(taking: copy), for: key)
+        return 0
+    }
 
     /// Records alerts the peer sends (to tell "pinning" from other failures).
     static let info: @convention(c) (OpaquePointer?, Int32, Int32) -> Void = { ssl, where_, value in

@@ -19,18 +19,27 @@ public final class TLSClientContext: @unchecked Sendable {
     let pointer: OpaquePointer
     public let verification: UpstreamVerification
     private let keyLog: TLSKeyLog?
+    /// Upstream session resumption cache (nil when turned off).
+    let sessionCache: TLSSessionCache?
 
     /// - Parameters:
     ///   - verification: how origin certificates are checked.
     ///   - alpn: protocols offered to origins (we speak HTTP/1.1 upstream).
     ///   - keyLog: where to write session secrets (`--ssl-keylog`), or nil.
+    ///   - resumableOrigins: how many origins' session tickets to keep for resumption (0: none).
     public init(verification: UpstreamVerification = .system, alpn: [String] = ["http/1.1"],
-                keyLog: TLSKeyLog? = nil) throws(TLSError) {
+                keyLog: TLSKeyLog? = nil, resumableOrigins: Int = 4096) throws(TLSError) {
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw openSSLFailure("SSL_CTX_new(client)") }
         self.pointer = context
         self.verification = verification
         self.keyLog = keyLog
+        self.sessionCache = resumableOrigins > 0 ? TLSSessionCache(capacity: resumableOrigins) : nil
         TLSContextSetup.common(context, keyLog: keyLog)
+        if let sessionCache {
+            _ = mouchard_SSL_CTX_set_session_cache_mode(context, Int(SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE))
+            SSL_CTX_set_ex_data(context, TLSCallbacks.sessionCacheIndex, Unmanaged.passUnretained(sessionCache).toOpaque())
+            SSL_CTX_sess_set_new_cb(context, TLSCallbacks.newSession)
+        }
         var anchors: [String] = []
         switch verification {
         case .system:
@@ -47,6 +56,10 @@ public final class TLSClientContext: @unchecked Sendable {
             guard SSL_CTX_load_verify_locations(context, file, nil) == 1 else {
                 throw .file(path: file, reason: "cannot load as trust anchors: \(openSSLErrorText())")
             }
+        }
+        if !anchors.isEmpty {
+            // Like curl --cacert: an anchor may be an intermediate or the origin's own certificate.
+            X509_STORE_set_flags(SSL_CTX_get_cert_store(context), UInt(X509_V_FLAG_PARTIAL_CHAIN))
         }
         SSL_CTX_set_verify(context, verification == .insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nil)
         let wire = alpnWireFormat(alpn)

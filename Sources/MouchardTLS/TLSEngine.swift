@@ -9,8 +9,11 @@ final class TLSEngine {
 
     let ssl: OpaquePointer
     let role: Role
-    private let input: OpaquePointer
-    private let output: OpaquePointer
+    private var input: OpaquePointer
+    private var output: OpaquePointer
+    /// A drained memory BIO whose buffer grew past this is replaced (they never shrink): keeps
+    /// thousands of idle keep-alive connections small after one large transfer.
+    static let bufferReclaimThreshold = 64 * 1024
 
     private(set) var handshakeComplete = false
     private(set) var failure: TLSError?
@@ -23,10 +26,13 @@ final class TLSEngine {
     var clientHello: TLSClientHello?
     var identity: TLSIdentity?
     var waitingForIdentity = false
+    private var announcedClientHello = false
     var certificateSent = false
     // Client side: the host being verified (for error messages).
     var verifiedHost: String?
     var verifies = false
+    /// Client: the key its sessions are cached under (nil: no resumption).
+    var sessionCacheKey: String?
     /// The last alert the peer sent (level << 8 | description), from the info callback.
     var lastReceivedAlert: Int32?
 
@@ -55,7 +61,13 @@ final class TLSEngine {
 
     func feed(_ ciphertext: UnsafeRawBufferPointer) -> [TLSSessionEvent] {
         if failure == nil { MemoryBIO.append(ciphertext, to: input) }
-        return advance()
+        let events = advance()
+        if BIO_ctrl_pending(input) == 0, mouchard_BIO_mem_capacity(input) > Self.bufferReclaimThreshold,
+           let fresh = try? MemoryBIO.make() {
+            SSL_set0_rbio(ssl, fresh)  // frees the old one
+            input = fresh
+        }
+        return events
     }
 
     /// Runs the handshake as far as the buffered input allows, then decrypts what it can.
@@ -78,7 +90,8 @@ final class TLSEngine {
                 case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
                     return events
                 case SSL_ERROR_WANT_CLIENT_HELLO_CB:
-                    if waitingForIdentity, let hello = clientHello {
+                    if waitingForIdentity, !announcedClientHello, let hello = clientHello {
+                        announcedClientHello = true  // once, even if more bytes arrive before the leaf
                         events.append(.clientHello(hello))
                     }
                     return events
@@ -177,9 +190,21 @@ final class TLSEngine {
         return nil
     }
 
-    func pendingOutput() -> [UInt8] { MemoryBIO.drain(output) }
+    func pendingOutput() -> [UInt8] {
+        let bytes = MemoryBIO.drain(output)
+        if mouchard_BIO_mem_capacity(output) > Self.bufferReclaimThreshold, let fresh = try? MemoryBIO.make() {
+            SSL_set0_wbio(ssl, fresh)  // frees the old one
+            output = fresh
+        }
+        return bytes
+    }
 
     var pendingOutputCount: Int { Int(BIO_ctrl_pending(output)) }
+
+    /// Bytes allocated by the two memory BIOs (for tests of the reclaim rule).
+    var bufferCapacities: (input: Int, output: Int) {
+        (mouchard_BIO_mem_capacity(input), mouchard_BIO_mem_capacity(output))
+    }
 
     /// Queues close_notify (after the handshake); send `pendingOutput()` then close the socket.
     func close() {

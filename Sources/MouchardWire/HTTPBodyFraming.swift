@@ -74,7 +74,7 @@ struct DeclaredFraming {
         var length: Int?
         for field in headers.fields {
             let name = field.name.utf8
-            if name.count == 17, asciiCaseInsensitiveEquals(field.name, "transfer-encoding") {
+            if name.count == 17, fieldName(field.name, is: "transfer-encoding") {
                 sawTransferEncoding = true
                 for element in ListElements(field.valueBytes) {
                     // transfer-coding = token *( OWS ";" OWS transfer-parameter ): the token is what counts.
@@ -94,7 +94,7 @@ struct DeclaredFraming {
                     lastIsChunked = isChunked
                     codings += 1
                 }
-            } else if name.count == 14, asciiCaseInsensitiveEquals(field.name, "content-length") {
+            } else if name.count == 14, fieldName(field.name, is: "content-length") {
                 var sawElement = false
                 for element in ListElements(field.valueBytes, keepEmpty: true) {
                     sawElement = true
@@ -161,4 +161,11 @@ extension ArraySlice<UInt8> {
         guard count == u.count else { return false }
         return zip(self, u).allSatisfy { HTTPByteClass.lower($0) == $1 }
     }
+}
+
+/// ASCII case-insensitive comparison of a field name with a lower-case literal, on the UTF-8 bytes.
+@inline(__always)
+func fieldName(_ name: String, is lowercase: StaticString) -> Bool {
+    var name = name
+    return name.withUTF8 { $0.equalsIgnoringCase(0..<$0.count, lowercase) }
 }

@@ -92,6 +92,30 @@ extension UnsafeBufferPointer<UInt8> {
         return nil
     }
 
+    /// True when no byte has its high bit set. Eight bytes at a time.
+    @inline(__always)
+    var isASCII: Bool {
+        guard let base = baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var i = 0
+        var acc: UInt64 = 0
+        while i + 8 <= count {
+            acc |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < count {
+            acc |= UInt64(base[i])
+            i += 1
+        }
+        return acc & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// The bytes as text the way `decodeFieldText` reads them, with a fast path for ASCII.
+    @inline(__always)
+    var fieldText: String {
+        isASCII ? String(decoding: self, as: UTF8.self) : decodeFieldText(self)
+    }
+
     /// True when the bytes in `range` equal the ASCII `lowercase` name, ignoring ASCII case.
     @inline(__always)
     func equalsIgnoringCase(_ range: Range<Int>, _ lowercase: StaticString) -> Bool {

@@ -9,6 +9,9 @@ protocol HTTPParsableHead: Sendable, Hashable {
     /// its body is framed.
     static func outcome(of head: Self, context: inout HTTPExchangeContext,
                         at offset: Int) throws(HTTPParseError) -> HTTPHeadOutcome
+    /// Where a start line may begin in `line[range]`, best first (at most a few): used to find the
+    /// next message after a gap, when the line may begin with the end of a lost body.
+    static func startLineCandidates(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> [Int]
     var headers: HTTPHeaders { get set }
 }
 
@@ -58,6 +61,10 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
         case trailerLine
         case untilClose
         case tunnel
+        /// Looking for a line that starts a message (capture started mid-stream, or after a gap).
+        case resync
+        /// In resync, skipping the rest of a line too long to be a start line.
+        case resyncSkippingLine
         case finished
         case failed(HTTPParseError)
     }
@@ -89,9 +96,19 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
     var isInsideMessage: Bool {
         switch state {
         case .startLine: !partialLine.isEmpty
-        case .tunnel, .finished, .failed: false
+        case .tunnel, .finished, .failed, .resync, .resyncSkippingLine: false
         default: true
         }
+    }
+
+    /// Drops the message in progress and any buffered bytes, then skips bytes until a line that
+    /// parses as a start line (`resync`). Offsets keep counting from the first byte ever fed.
+    mutating func resynchronize() {
+        if case .finished = state { return }
+        state = .resync
+        building = nil
+        fields.removeAll(keepingCapacity: true)
+        partialLine.removeAll(keepingCapacity: true)
     }
 
     /// Switches to tunnel mode: every later byte is reported as `tunnel`. Returns the bytes of an
@@ -104,18 +121,8 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
         return partialLine
     }
 
-    mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [Event]) throws(HTTPParseError) {
-        var failure: HTTPParseError?
-        let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
-            do throws(HTTPParseError) { try self.run(buffer, into: &events) } catch { failure = error }
-        }
-        if done == nil {
-            let copy = Array(bytes)
-            copy.withUnsafeBufferPointer { buffer in
-                do throws(HTTPParseError) { try self.run(buffer, into: &events) } catch { failure = error }
-            }
-        }
-        if let failure { throw failure }
+    mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>, into events: inout [Event]) throws(HTTPParseError) {
+        try run(buffer, into: &events)
     }
 
     mutating func finish(into events: inout [Event]) throws(HTTPParseError) {
@@ -124,7 +131,8 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
             throw error
         case .untilClose:
             events.append(.end)
-        case .tunnel, .finished:
+        case .tunnel, .finished, .resync, .resyncSkippingLine:
+            // Bytes skipped while looking for a start line are no message: nothing is truncated.
             break
         case .startLine where partialLine.isEmpty:
             break
@@ -137,6 +145,9 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
     }
 
     private mutating func run(_ buffer: UnsafeBufferPointer<UInt8>, into events: inout [Event]) throws(HTTPParseError) {
+        // The whole buffer counts as fed even when a fault stops parsing (or the parser had
+        // already failed), so offsets stay true for a caller that resynchronizes and goes on.
+        defer { streamOffset += buffer.count }
         switch state {
         case .failed(let error): throw error
         case .finished:
@@ -151,7 +162,6 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
             state = .failed(error)
             throw error
         }
-        streamOffset += buffer.count
     }
 
     private mutating func consume(_ buffer: UnsafeBufferPointer<UInt8>, into events: inout [Event]) throws(HTTPParseError) {
@@ -160,14 +170,23 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
         var i = 0
         while i < n {
             switch state {
-            case .startLine, .headerLine, .chunkSizeLine, .chunkDataEnd, .trailerLine:
+            case .resyncSkippingLine:
+                guard let lf = buffer.firstIndex(of: 0x0A, from: i) else {
+                    i = n
+                    continue
+                }
+                state = .resync
+                i = lf + 1
+            case .startLine, .headerLine, .chunkSizeLine, .chunkDataEnd, .trailerLine, .resync:
                 let limit = lineLimit()
                 guard let lf = buffer.firstIndex(of: 0x0A, from: i) else {
                     // No line end yet: keep the piece, unless the line is already too long
                     // (one byte of slack for a CR still to come).
                     if partialLine.isEmpty { lineStart = base + i }
                     if partialLine.count + (n - i) > limit.length + 1 {
-                        throw HTTPParseError(limit.code, at: lineStart + limit.length)
+                        try lineTooLong(limit)
+                        i = n
+                        continue
                     }
                     partialLine.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[i..<n]))
                     i = n
@@ -178,7 +197,10 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
                     try line(buffer, i..<lf, limit: limit, into: &events)
                 } else {
                     if partialLine.count + (lf - i) > limit.length + 1 {
-                        throw HTTPParseError(limit.code, at: lineStart + limit.length)
+                        try lineTooLong(limit)
+                        state = .resync
+                        i = lf + 1
+                        continue
                     }
                     partialLine.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[i..<lf]))
                     var whole: [UInt8] = []
@@ -188,8 +210,12 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
                         do throws(HTTPParseError) { try self.line(w, 0..<w.count, limit: limit, into: &events) } catch { failure = error }
                     }
                     if let failure { throw failure }
-                    whole.removeAll(keepingCapacity: true)
-                    swap(&whole, &partialLine)
+                    // Keep a small buffer for the next split line; give back a big one (a
+                    // proxy holds one parser per connection).
+                    if whole.capacity <= 16 * 1024 {
+                        whole.removeAll(keepingCapacity: true)
+                        swap(&whole, &partialLine)
+                    }
                 }
                 i = lf + 1
             case .fixedBody(let remaining):
@@ -225,18 +251,37 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
     }
 
     private func lineLimit() -> LineLimit {
+        var limit = rawLineLimit()
+        // Clamped so that `length + 1` never overflows, whatever limits the caller configured.
+        limit.length = min(max(0, limit.length), Int.max / 2)
+        return limit
+    }
+
+    private func rawLineLimit() -> LineLimit {
         switch state {
-        case .startLine: LineLimit(length: limits.maxStartLineLength, code: .startLineTooLong)
+        case .startLine, .resync: LineLimit(length: limits.maxStartLineLength, code: .startLineTooLong)
         case .headerLine, .trailerLine:
-            LineLimit(length: max(0, limits.maxHeaderBytes - sectionBytes - 2), code: .headersTooLarge)
+            LineLimit(length: max(0, limits.maxHeaderBytes) - sectionBytes - 2, code: .headersTooLarge)
         case .chunkSizeLine: LineLimit(length: limits.maxChunkSizeLineLength, code: .chunkSizeLineTooLong)
         default: LineLimit(length: 0, code: .missingChunkTerminator)
         }
     }
 
+    /// A line is longer than its limit: an error, except in resync where the line is dropped
+    /// (state `resyncSkippingLine` until its end).
+    private mutating func lineTooLong(_ limit: LineLimit) throws(HTTPParseError) {
+        guard case .resync = state else { throw HTTPParseError(limit.code, at: lineStart + limit.length) }
+        partialLine.removeAll(keepingCapacity: true)
+        state = .resyncSkippingLine
+    }
+
     /// Handles one complete line `line[range]`: the LF is excluded, a CR before it is still there.
     private mutating func line(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, limit: LineLimit,
                                into events: inout [Event]) throws(HTTPParseError) {
+        if case .resync = state {
+            resyncLine(line, range)
+            return
+        }
         // Same checks in the same order whether the line arrived whole or in pieces, so errors do
         // not depend on how the stream was split.
         if range.count > limit.length + 1 { throw HTTPParseError(limit.code, at: lineStart + limit.length) }
@@ -279,8 +324,8 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
         case .trailerLine:
             if content.isEmpty {
                 if !fields.isEmpty {
-                    events.append(.trailers(HTTPHeaders(fields)))
-                    fields = []
+                    events.append(.trailers(HTTPHeaders(Array(fields))))
+                    fields.removeAll(keepingCapacity: true)
                 }
                 endMessage(into: &events)
             } else {
@@ -346,8 +391,9 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
 
     private mutating func completeHead(into events: inout [Event]) throws(HTTPParseError) {
         guard var head = building else { return }
-        head.headers = HTTPHeaders(fields)
-        fields = []
+        // An exact-size copy: `fields` keeps its capacity for the next message.
+        head.headers = HTTPHeaders(Array(fields))
+        fields.removeAll(keepingCapacity: true)
         building = nil
         let outcome = try Head.outcome(of: head, context: &context, at: lineStart)
         switch outcome {
@@ -372,8 +418,47 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
         }
     }
 
+    /// In resync: starts a message if `line[range]` holds a start line (at its beginning or, after
+    /// the tail of a lost message, at a place `Head.startLineCandidates` points to).
+    private mutating func resyncLine(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        guard range.count <= limits.maxStartLineLength + 1 else { return }
+        var end = range.upperBound
+        if end > range.lowerBound, line[end - 1] == 0x0D {
+            end -= 1
+        } else if lineEndings == .requireCRLF {
+            return
+        }
+        for start in Head.startLineCandidates(line, range.lowerBound..<end) {
+            if let head = try? Head.parseStartLine(line, start..<end, at: lineStart + (start - range.lowerBound)) {
+                building = head
+                sectionBytes = 0
+                fields.removeAll(keepingCapacity: true)
+                state = .headerLine
+                return
+            }
+        }
+    }
+
     private mutating func endMessage(into events: inout [Event]) {
         events.append(.end)
         state = .startLine
     }
+}
+
+/// Runs `body` over the bytes of `bytes` as one contiguous buffer (copying only when the collection
+/// has no contiguous storage). Lets the public parsers accept any collection while the state machine
+/// itself works on a concrete buffer type, fully specialized.
+@inline(__always)
+func withContiguousBytes(_ bytes: some Collection<UInt8>,
+                         _ body: (UnsafeBufferPointer<UInt8>) throws(HTTPParseError) -> Void) throws(HTTPParseError) {
+    var failure: HTTPParseError?
+    let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+        do throws(HTTPParseError) { try body(buffer) } catch { failure = error }
+    }
+    if done == nil {
+        Array(bytes).withUnsafeBufferPointer { buffer in
+            do throws(HTTPParseError) { try body(buffer) } catch { failure = error }
+        }
+    }
+    if let failure { throw failure }
 }

@@ -8,6 +8,9 @@ public protocol HTTPMessageParsing: Sendable {
     mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [HTTPParserEvent<Head>]) throws(HTTPParseError)
     /// Signals end of stream; throws `truncatedMessage` if a message is incomplete.
     mutating func finish(into events: inout [HTTPParserEvent<Head>]) throws(HTTPParseError)
+    /// Drops the message in progress and skips bytes until a line that parses as a start line
+    /// (after a gap, or for a stream captured mid-connection); also recovers from a fault.
+    mutating func resynchronize()
 }
 
 extension HTTPMessageParsing {

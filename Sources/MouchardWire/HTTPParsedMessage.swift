@@ -45,7 +45,8 @@ public struct HTTPMessageReader<Parser: HTTPMessageParsing>: Sendable {
     /// Most body bytes kept per message.
     public let bodyLimit: Int
     /// The message in progress: its head has been parsed but not its end (nil between messages).
-    /// After `finish` throws `truncatedMessage`, this is what was received of the last message.
+    /// After `feed` or `finish` throws, this is what was received of the message the fault (or the
+    /// end of stream) interrupted, marked incomplete and truncated: nothing decoded is lost.
     public private(set) var partial: Message?
     /// Bytes seen after the connection became a tunnel.
     public private(set) var tunnelByteCount = 0
@@ -64,7 +65,10 @@ public struct HTTPMessageReader<Parser: HTTPMessageParsing>: Sendable {
         var failure: HTTPParseError?
         do { try parser.feed(bytes, into: &events) } catch { failure = error }
         gather(into: &messages)
-        if let failure { throw failure }
+        if let failure {
+            markPartialIncomplete()
+            throw failure
+        }
     }
 
     /// End of stream. Completes an until-close response; throws `truncatedMessage` if a message was
@@ -75,12 +79,18 @@ public struct HTTPMessageReader<Parser: HTTPMessageParsing>: Sendable {
         do { try parser.finish(into: &events) } catch { failure = error }
         gather(into: &messages)
         if let failure {
-            if partial != nil {
-                partial?.isComplete = false
-                partial?.bodyTruncated = true
-            }
+            markPartialIncomplete()
             throw failure
         }
+    }
+
+    /// After a gap in the stream (or a fault): returns what was received of the interrupted message
+    /// (marked incomplete and truncated), and makes the parser look for the next start line.
+    public mutating func resynchronize() -> Message? {
+        markPartialIncomplete()
+        defer { partial = nil; interim = [] }
+        parser.resynchronize()
+        return partial
     }
 
     /// Convenience: every message of a whole stream (feed then finish).
@@ -91,6 +101,13 @@ public struct HTTPMessageReader<Parser: HTTPMessageParsing>: Sendable {
         try reader.feed(bytes, into: &messages)
         try reader.finish(into: &messages)
         return messages
+    }
+
+    private mutating func markPartialIncomplete() {
+        if partial != nil {
+            partial?.isComplete = false
+            partial?.bodyTruncated = true
+        }
     }
 
     private mutating func gather(into messages: inout [Message]) {

@@ -7,9 +7,11 @@
 /// Call `finish` at end of stream. After an error the parser stays failed and rethrows it.
 ///
 /// Rules (RFC 9112): Transfer-Encoding with Content-Length, a final transfer coding other than
-/// chunked, invalid or differing Content-Length values, obs-fold, whitespace before the colon,
-/// invalid token characters and control bytes in values are rejected; identical duplicate
-/// Content-Length values are accepted; lines must end with CRLF unless `lineEndings` says otherwise.
+/// chunked, invalid or differing Content-Length values, several Host fields, obs-fold, whitespace
+/// before the colon, invalid token characters and control bytes in values are rejected; identical
+/// duplicate Content-Length values are accepted; a CONNECT request has no body whatever its headers
+/// say; lines must end with CRLF unless `lineEndings` says otherwise. An HTTP/1.0 request with
+/// Transfer-Encoding is parsed (chunked), but RFC 9112 §6.1 wants the connection closed after it.
 public struct HTTPRequestParser: HTTPMessageParsing, Sendable {
     public typealias Head = HTTPRequestHead
     var machine: HTTPMessageParser<HTTPRequestHead>
@@ -18,12 +20,18 @@ public struct HTTPRequestParser: HTTPMessageParsing, Sendable {
         machine = HTTPMessageParser(limits: limits, lineEndings: lineEndings)
     }
 
+    /// Drops the request in progress and buffered bytes, and skips bytes until a line that parses as
+    /// a start line: for a capture that began mid-connection, or after a gap in a reassembled
+    /// stream. A parser that failed can resume this way (the bytes of the failed `feed` after the
+    /// fault are not parsed). Offsets keep counting from the first byte ever fed.
+    public mutating func resynchronize() { machine.resynchronize() }
+
     public var limits: HTTPParserLimits { machine.limits }
 
     /// Parses `bytes` and appends the events they complete to `events`. On error, the events of
     /// everything before the fault are already in `events`.
     public mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [HTTPRequestEvent]) throws(HTTPParseError) {
-        try machine.feed(bytes, into: &events)
+        try withContiguousBytes(bytes) { buffer throws(HTTPParseError) in try machine.feed(buffer, into: &events) }
     }
 
     /// End of stream: throws `truncatedMessage` if a request was incomplete.

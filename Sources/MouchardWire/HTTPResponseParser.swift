@@ -16,6 +16,12 @@ public struct HTTPResponseParser: HTTPMessageParsing, Sendable {
         machine = HTTPMessageParser(limits: limits, lineEndings: lineEndings)
     }
 
+    /// Drops the response in progress and buffered bytes, and skips bytes until a line that parses as
+    /// a start line: for a capture that began mid-connection, or after a gap in a reassembled
+    /// stream. A parser that failed can resume this way (the bytes of the failed `feed` after the
+    /// fault are not parsed). Offsets keep counting from the first byte ever fed.
+    public mutating func resynchronize() { machine.resynchronize() }
+
     public var limits: HTTPParserLimits { machine.limits }
 
     /// Records that a request with `method` was sent: the next unanswered response answers it.
@@ -27,7 +33,7 @@ public struct HTTPResponseParser: HTTPMessageParsing, Sendable {
     public var pendingRequestCount: Int { machine.context.pendingCount }
 
     public mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [HTTPResponseEvent]) throws(HTTPParseError) {
-        try machine.feed(bytes, into: &events)
+        try withContiguousBytes(bytes) { buffer throws(HTTPParseError) in try machine.feed(buffer, into: &events) }
     }
 
     /// End of stream: completes an until-close body; throws `truncatedMessage` if a response was incomplete.

@@ -59,12 +59,10 @@ public enum HTTPSerializer {
     }
 
     static func appendBody(_ body: [UInt8], trailers: HTTPHeaders, headers: HTTPHeaders, to out: inout [UInt8]) {
-        if (try? DeclaredFraming(headers, at: 0))?.transferChunkedLast == true {
-            HTTPChunkedEncoder.appendChunk(body, to: &out)
-            HTTPChunkedEncoder.appendLastChunk(trailers: trailers, to: &out)
-        } else {
-            out.append(contentsOf: body)
-        }
+        let chunked = (try? DeclaredFraming(headers, at: 0))?.transferChunkedLast == true
+        let encoder = HTTPBodyEncoder(framing: chunked ? .chunked : .untilClose)
+        encoder.appendBody(body, to: &out)
+        encoder.appendEnd(trailers: trailers, to: &out)
     }
 
     static let crlf: [UInt8] = [0x0D, 0x0A]

@@ -41,12 +41,38 @@ extension HTTPRequestHead: HTTPParsableHead {
         guard HTTPRequestTargetForm(target: targetBytes, method: method) != nil else {
             throw HTTPParseError(.invalidRequestTarget, at: offset + (m + 1 - s))
         }
-        return HTTPRequestHead(method: method, target: decodeFieldText(targetBytes), version: version)
+        return HTTPRequestHead(method: method, target: targetBytes.fieldText, version: version)
     }
+
+    /// Besides framing, rejects a request with several Host fields (RFC 9112 §3.2: which one a
+    /// server or a proxy believes is ambiguous). A missing Host is accepted.
+    /// The start of the line, then places where a common method name and a space begin.
+    static func startLineCandidates(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> [Int] {
+        var out = [range.lowerBound]
+        guard range.count > 14 else { return out }
+        var k = range.lowerBound + 1
+        while k < range.upperBound - 13, out.count < 8 {
+            if line[k] &- 0x41 < 26 {
+                for method in commonMethods where line.starts(with: method, at: k, before: range.upperBound) {
+                    out.append(k)
+                    break
+                }
+            }
+            k += 1
+        }
+        return out
+    }
+
+    static let commonMethods: [StaticString] = ["GET ", "POST ", "PUT ", "HEAD ", "DELETE ", "OPTIONS ", "PATCH ", "CONNECT ", "TRACE "]
 
     static func outcome(of head: HTTPRequestHead, context: inout HTTPExchangeContext,
                         at offset: Int) throws(HTTPParseError) -> HTTPHeadOutcome {
-        .final(try HTTPBodyFraming(request: head, streamOffset: offset))
+        var hosts = 0
+        for field in head.headers.fields where field.name.utf8.count == 4 && fieldName(field.name, is: "host") {
+            hosts += 1
+            if hosts > 1 { throw HTTPParseError(.multipleHostFields, at: offset) }
+        }
+        return .final(try HTTPBodyFraming(request: head, streamOffset: offset))
     }
 }
 
@@ -71,9 +97,20 @@ extension HTTPResponseHead: HTTPParsableHead {
             if let bad = line.firstInvalidFieldValueByte(in: s + 13..<range.upperBound) {
                 throw HTTPParseError(.invalidReasonPhrase, at: offset + (bad - s))
             }
-            reason = decodeFieldText(UnsafeBufferPointer(rebasing: line[s + 13..<range.upperBound]))
+            reason = UnsafeBufferPointer(rebasing: line[s + 13..<range.upperBound]).fieldText
         }
         return HTTPResponseHead(version: version, status: status, reason: reason)
+    }
+
+    /// The start of the line, then each `HTTP/1.` inside it.
+    static func startLineCandidates(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> [Int] {
+        var out = [range.lowerBound]
+        var k = range.lowerBound + 1
+        while k + 12 <= range.upperBound, out.count < 8 {
+            if line[k] == 0x48, line.starts(with: "HTTP/1.", at: k, before: range.upperBound) { out.append(k) }
+            k += 1
+        }
+        return out
     }
 
     static func outcome(of head: HTTPResponseHead, context: inout HTTPExchangeContext,
@@ -82,5 +119,16 @@ extension HTTPResponseHead: HTTPParsableHead {
         let method = context.oldest ?? "GET"
         context.dequeue()
         return .final(try HTTPBodyFraming(response: head, requestMethod: method, streamOffset: offset))
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// True when the bytes at `index` (and before `end`) begin with `prefix`.
+    func starts(with prefix: StaticString, at index: Int, before end: Int) -> Bool {
+        let n = prefix.utf8CodeUnitCount
+        guard index >= 0, index + n <= end else { return false }
+        let p = prefix.utf8Start
+        for k in 0..<n where self[index + k] != p[k] { return false }
+        return true
     }
 }

@@ -16,6 +16,8 @@ import Testing
         #expect(first.err.hasPrefix("created a new CA in \(dir)"))
         #expect(first.out.contains("certificate: \(dir)/mouchard-ca.pem\n"))
         #expect(first.out.contains("subject:     CN=Mouchard CA ("))
+        #expect(first.out.contains("mouchard-ca.key (mode 0600)\n"))
+        #expect(first.out.contains("\nandroid:     system-store file name "))
         let fingerprint = first.out.split(separator: "\n").first { $0.hasPrefix("SHA-256:") }
         #expect(fingerprint?.count == "SHA-256:     ".count + 95)
         let second = run(["ca", "show", "--home", dir])

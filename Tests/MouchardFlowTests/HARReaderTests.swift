@@ -216,6 +216,22 @@ private func har(_ entries: String) -> String {
         #expect(error(String(repeating: "[", count: 100_000)) == "byte 512: invalid JSON: nesting deeper than 512")
     }
 
+    @Test func badEntriesCanBeSkipped() throws {
+        let good = #"{"request": {"method": "GET", "url": "http://a.example/1"}}"#
+        let bad = #"{"request": {"method": "GET", "url": 5}}"#
+        let json = har([good, bad, good.replacingOccurrences(of: "/1", with: "/3")].joined(separator: ","))
+        let (flows, skipped) = try HARReader.readSkippingBadEntries(Data(json.utf8))
+        #expect(flows.map(\.id) == [1, 3])
+        #expect(flows.map { $0.request?.url } == ["http://a.example/1", "http://a.example/3"])
+        #expect(skipped == [HARError(path: "log.entries[1].request.url", message: "expected a string, found a number")])
+        #expect(throws: HARError(path: "log.entries[1].request.url", message: "expected a string, found a number")) {
+            try HARReader.read(Data(json.utf8))
+        }
+        #expect(throws: HARError(path: "", byteOffset: 0, message: "expected a value, found 'x'")) {
+            try HARReader.readSkippingBadEntries(Data("x".utf8))
+        }
+    }
+
     @Test func emptyLogHasNoFlows() throws {
         #expect(try read(har("")).isEmpty)
     }

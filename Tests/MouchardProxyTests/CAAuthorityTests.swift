@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import MouchardTLS
 
@@ -22,6 +23,18 @@ import Testing
         #expect(first.certificate.sha256Fingerprint.count == 32 * 3 - 1)
     }
 
+    @Test func concurrentFirstRunsAgreeOnOneCA() throws {
+        let home = try makeTemporaryDirectory()
+        let fingerprints = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let fingerprint = (try? CertificateAuthority.loadOrCreate(directory: home))?.certificate.sha256Fingerprint ?? "failed"
+            fingerprints.withLock { $0.append(fingerprint) }
+        }
+        let all = fingerprints.withLock { $0 }
+        #expect(all.count == 4 && Set(all).count == 1 && all[0] != "failed", "\(all)")
+        #expect(try CertificateAuthority.loadOrCreate(directory: home).certificate.sha256Fingerprint == all[0])
+    }
+
     @Test func rootCertificateIsACAWithSensibleNameAndValidity() throws {
         let authority = try CertificateAuthority.loadOrCreate(directory: try makeTemporaryDirectory())
         let certificate = authority.certificate
@@ -36,6 +49,8 @@ import Testing
         #expect(text.output.contains("X509v3 Basic Constraints: critical"))
         #expect(text.output.contains("Certificate Sign"))
         #expect(text.output.contains("ecdsa-with-SHA256"))
+        let hash = try runOpenSSL(["x509", "-subject_hash_old", "-noout", "-in", authority.certificatePath])
+        #expect(authority.androidSystemStoreFileName == hash.output.trimmingCharacters(in: .whitespacesAndNewlines) + ".0")
         // And OpenSSL accepts it as a self-signed root.
         let verify = try runOpenSSL(["verify", "-CAfile", authority.certificatePath, authority.certificatePath])
         #expect(verify.status == 0, "\(verify.output)")
@@ -45,6 +60,8 @@ import Testing
         let home = try makeTemporaryDirectory()
         let authority = try CertificateAuthority.loadOrCreate(directory: home)
         try FileManager.default.removeItem(atPath: authority.certificatePath)
+        // An old key (not one another process is writing right now): no waiting, an error.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: authority.keyPath)
         let keyBefore = try Data(contentsOf: URL(fileURLWithPath: authority.keyPath))
         #expect(throws: TLSError.self) { try CertificateAuthority.loadOrCreate(directory: home) }
         #expect(try Data(contentsOf: URL(fileURLWithPath: authority.keyPath)) == keyBefore)
@@ -88,7 +105,13 @@ import Testing
         #expect(der.contentType == "application/x-x509-ca-cert")
         let profile = OnboardingPage.response(for: "/mouchard-ca.mobileconfig", authority: authority)
         #expect(profile.contentType == "application/x-apple-aspen-config")
-        #expect(OnboardingPage.response(for: "/mouchard-ca.key", authority: authority).status == 404)
+        let missing = OnboardingPage.response(for: "/mouchard-ca.key", authority: authority)
+        #expect(missing.status == 404)
+        let wire = String(decoding: missing.serialized(keepAlive: false), as: UTF8.self)
+        #expect(wire == "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(missing.body.count)\r\n"
+                + "Connection: close\r\n\r\nNot found. See http://mouchard.ca/\n")
+        let head = String(decoding: der.serialized(includeBody: false), as: UTF8.self)
+        #expect(head.hasSuffix("Content-Disposition: attachment; filename=\"mouchard-ca.cer\"\r\nCache-Control: no-store\r\nConnection: keep-alive\r\n\r\n"))
         #expect(OnboardingPage.isOnboardingHost("Mouchard.CA:80"))
         #expect(!OnboardingPage.isOnboardingHost("mouchard.ca.evil.test"))
         #expect(OnboardingPage.escape("<a&\"'>") == "&lt;a&amp;&quot;&#39;&gt;")

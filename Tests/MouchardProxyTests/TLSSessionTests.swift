@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import MouchardTLS
+@testable import MouchardTLS
 
 @Suite struct TLSSessionTests {
     @Test func inMemoryHandshakeWithSNIALPNAndDataBothWays() throws {
@@ -89,6 +89,7 @@ import MouchardTLS
         let hello = server.feed(client.pendingOutput())
         #expect(hello == [.clientHello(TLSClientHello(serverName: "app.example.test", alpnProtocols: ["http/1.1"]))])
         #expect(server.isWaitingForIdentity)
+        #expect(server.feed([]).isEmpty)  // announced once, even when fed again while paused
         #expect(server.provideIdentity(try fixture.minter.identity(serverName: "app.example.test")).isEmpty)
         #expect(server.pendingOutputCount > 0)
         #expect(server.endOfInput() == [.failed(.clientRejectedCertificate(serverName: "app.example.test", alert: nil))])
@@ -135,6 +136,29 @@ import MouchardTLS
         #expect(client.peerNames?.ipAddresses == ["127.0.0.1"])
     }
 
+    /// An app connecting to an IP with a name in its SNI: that name goes upstream and is checked.
+    @Test func phoneSNIOverridesAnIPHost() throws {
+        let fixture = try TLSFixture()
+        let client = try TLSClientSession(context: fixture.client, host: "127.0.0.1", serverName: "Named.Test")
+        #expect(client.serverName == "named.test")
+        let server = try TLSServerSession(context: fixture.server)
+        let result = try pump(client: client, server: server) { hello in
+            #expect(hello.serverName == "named.test")
+            return try fixture.minter.identity(serverName: "named.test")
+        }
+        #expect(result.clientFailure == nil && client.isHandshakeComplete)
+        // A bad SNI is ignored: the IP is checked, and this leaf does not carry it.
+        let second = try TLSClientSession(context: fixture.client, host: "127.0.0.1", serverName: "bad name")
+        #expect(second.serverName == nil)
+        let failed = try pump(client: second, server: try TLSServerSession(context: fixture.server)) { _ in
+            try fixture.minter.identity(serverName: "named.test")
+        }
+        guard case .upstreamCertificateUntrusted(let host, _) = failed.clientFailure else {
+            Issue.record("\(String(describing: failed.clientFailure))"); return
+        }
+        #expect(host == "127.0.0.1")
+    }
+
     @Test func keyLogHasBothSidesInNSSFormatWithPrivateMode() throws {
         let directory = try makeTemporaryDirectory()
         let path = directory + "/keys.log"
@@ -159,5 +183,129 @@ import MouchardTLS
         #expect(lines.count == labels.count * 2)
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
+    }
+}
+
+@Suite struct TLSResumptionTests {
+    @Test func secondUpstreamConnectionResumesAndStillKnowsTheNames() throws {
+        let fixture = try TLSFixture()
+        var resumed: [Bool] = []
+        for _ in 0..<2 {
+            let client = try TLSClientSession(context: fixture.client, host: "again.test")
+            let server = try TLSServerSession(context: fixture.server)
+            try client.write(Array("ping".utf8))
+            let first = try pump(client: client, server: server) { try fixture.minter.identity(serverName: $0.serverName) }
+            #expect(first.serverPlaintext == Array("ping".utf8))
+            try server.write(Array("pong".utf8))
+            let second = try pump(client: client, server: server) { _ in throw TLSError.closedDuringHandshake }
+            #expect(second.clientPlaintext == Array("pong".utf8))
+            #expect(client.peerNames?.dnsNames == ["again.test"])
+            resumed.append(client.isResumed)
+        }
+        #expect(resumed == [false, true])
+    }
+}
+
+@Suite struct TLSBufferTests {
+    /// Memory BIOs never shrink; after a 1 MB transfer both sides give the memory back, so idle
+    /// keep-alive connections stay small.
+    @Test func largeTransferBuffersAreReclaimedOnceDrained() throws {
+        let fixture = try TLSFixture()
+        let client = try TLSClientSession(context: fixture.client, host: "big.test")
+        let server = try TLSServerSession(context: fixture.server, identity: try fixture.minter.identity(serverName: "big.test"))
+        try pump(client: client, server: server) { _ in throw TLSError.closedDuringHandshake }
+        let body = (0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try server.write(body)
+        #expect(server.pendingOutputCount > body.count)
+        let result = try pump(client: client, server: server) { _ in throw TLSError.closedDuringHandshake }
+        #expect(result.clientPlaintext == body)
+        for engine in [server.engine, client.engine] {
+            #expect(engine.bufferCapacities.input <= TLSEngine.bufferReclaimThreshold)
+            #expect(engine.bufferCapacities.output <= TLSEngine.bufferReclaimThreshold)
+        }
+        // Still usable afterwards.
+        try client.write(Array("after".utf8))
+        #expect(try pump(client: client, server: server) { _ in throw TLSError.closedDuringHandshake }.serverPlaintext == Array("after".utf8))
+    }
+}
+
+@Suite struct TLSHostileInputTests {
+    /// Mutated and truncated real handshake bytes, fed to both sides: typed failures or waiting,
+    /// never a crash; bounded count.
+    @Test func mutatedHandshakesFailCleanly() throws {
+        let fixture = try TLSFixture()
+        let identity = try fixture.minter.identity(serverName: "fuzz.test")
+        let helloSource = try TLSClientSession(context: fixture.client, host: "fuzz.test")
+        let clientHello = helloSource.pendingOutput()
+        let replySource = try TLSServerSession(context: fixture.server, identity: identity)
+        let serverReply = replySource.feed(clientHello).isEmpty ? replySource.pendingOutput() : []
+        #expect(clientHello.count > 100 && serverReply.count > 100)
+        var generator = SystemRandomNumberGenerator()
+        var failures = 0
+        for round in 0..<300 {
+            var bytes = round % 2 == 0 ? clientHello : serverReply
+            if round % 3 == 0 { bytes = Array(bytes.prefix(Int.random(in: 0..<bytes.count, using: &generator))) }
+            for _ in 0..<Int.random(in: 1...8, using: &generator) where !bytes.isEmpty {
+                bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            var events: [TLSSessionEvent]
+            if round % 2 == 0 {
+                let server = try TLSServerSession(context: fixture.server, identity: identity)
+                events = server.feed(bytes)
+                events += server.endOfInput()
+            } else {
+                let client = try TLSClientSession(context: fixture.client, host: "fuzz.test")
+                _ = client.pendingOutput()
+                events = client.feed(bytes)
+                events += client.endOfInput()
+            }
+            if case .failed = events.last { failures += 1 }
+        }
+        #expect(failures == 300)  // every mutated or cut handshake ends in a typed failure at EOF
+    }
+
+    @Test func clientHelloExtensionParsersAreBoundsChecked() {
+        let sni: [UInt8] = [0x00, 0x0C, 0x00, 0x00, 0x09] + Array("Fuzz.Test".utf8)
+        sni.withUnsafeBufferPointer { #expect(TLSClientHello.parseServerName($0) == "fuzz.test") }
+        for cut in 0..<sni.count {
+            Array(sni.prefix(cut)).withUnsafeBufferPointer { #expect(TLSClientHello.parseServerName($0) == nil) }
+        }
+        let alpn: [UInt8] = [0x00, 0x0C, 0x02] + Array("h2".utf8) + [0x08] + Array("http/1.1".utf8)
+        alpn.withUnsafeBufferPointer { #expect(TLSClientHello.parseALPN($0) == ["h2", "http/1.1"]) }
+        [0x00, 0x09, 0x02, 0x68, 0x32, 0x20].withUnsafeBufferPointer { #expect(TLSClientHello.parseALPN($0) == ["h2"]) }
+        [UInt8]([0x00, 0x01, 0x00]).withUnsafeBufferPointer { #expect(TLSClientHello.parseALPN($0).isEmpty) }
+    }
+}
+
+@Suite struct TLSUpstreamTrustTests {
+    /// `--upstream-ca FILE` adds to the system store; the anchor may be the origin's own leaf.
+    @Test func extraAnchorsBesideTheSystemStoreIncludingALeaf() throws {
+        let fixture = try TLSFixture()
+        let leaf = try fixture.minter.identity(serverName: "origin.test")
+        let leafPath = try writeFile(fixture.directory, "origin-leaf.pem", leaf.certificate.pem)
+        for anchor in [fixture.authority.certificatePath, leafPath] {
+            let context = try TLSClientContext(verification: .systemPlus(anchorFiles: [anchor]))
+            let client = try TLSClientSession(context: context, host: "origin.test")
+            let server = try TLSServerSession(context: fixture.server, identity: leaf)
+            let result = try pump(client: client, server: server) { _ in throw TLSError.closedDuringHandshake }
+            #expect(result.clientFailure == nil && client.isHandshakeComplete, "anchor \(anchor)")
+            #expect(client.verificationProblem == nil)
+        }
+        // The system store alone does not know our CA.
+        let system = try TLSClientContext(verification: .system)
+        let client = try TLSClientSession(context: system, host: "origin.test")
+        let server = try TLSServerSession(context: fixture.server, identity: leaf)
+        let result = try pump(client: client, server: server) { _ in throw TLSError.closedDuringHandshake }
+        #expect(result.clientFailure?.code == "upstream-certificate-untrusted")
+    }
+
+    @Test func missingAnchorFileIsAFileError() {
+        #expect(throws: TLSError.self) { try TLSClientContext(verification: .systemPlus(anchorFiles: ["/nonexistent/ca.pem"])) }
+        do {
+            _ = try TLSClientContext(verification: .systemPlus(anchorFiles: ["/nonexistent/ca.pem"]))
+        } catch {
+            #expect(error.code == "file")
+            #expect(error.description.hasPrefix("/nonexistent/ca.pem: cannot load as trust anchors"))
+        }
     }
 }

@@ -63,11 +63,12 @@ func pump(client: TLSClientSession, server: TLSServerSession, maxRounds: Int = 2
     return result
 }
 
-/// Runs the `openssl` command-line tool (from PATH) and returns its exit status and output.
-func runOpenSSL(_ arguments: [String]) throws -> (status: Int32, output: String) {
+/// Runs a command-line tool found in PATH (openssl, curl) and returns its exit status and
+/// combined output.
+func runTool(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
     let search = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-    guard let tool = search.map({ "\($0)/openssl" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-        throw TLSError.file(path: "openssl", reason: "the openssl tool is not installed (make deps)")
+    guard let tool = search.map({ "\($0)/\(name)" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        throw TLSError.file(path: name, reason: "the \(name) tool is not installed (make deps)")
     }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: tool)
@@ -80,6 +81,8 @@ func runOpenSSL(_ arguments: [String]) throws -> (status: Int32, output: String)
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
+
+func runOpenSSL(_ arguments: [String]) throws -> (status: Int32, output: String) { try runTool("openssl", arguments) }
 
 /// Writes bytes to a file in `directory` and returns its path.
 func writeFile(_ directory: String, _ name: String, _ bytes: [UInt8]) throws -> String {

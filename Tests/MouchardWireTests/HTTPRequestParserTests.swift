@@ -102,6 +102,14 @@ import Testing
         #expect(field?.value == "été\u{20}\u{FF}")
     }
 
+    @Test func nonASCIITargetsAndReasons() {
+        let input = bytes("GET /caf\u{e9}?q=\u{1F600} HTTP/1.1\r\n\r\nGET /") + [0xE9, 0xFF] + bytes(" HTTP/1.1\r\n\r\n")
+        let out = parseEverySplit(HTTPRequestParser(), input)
+        #expect(out.heads.map(\.target) == ["/caf\u{e9}?q=\u{1F600}", "/\u{e9}\u{ff}"])
+        let response = bytes("HTTP/1.1 200 D") + [0xE9, 0x6A, 0xE0] + bytes(" vu\r\nContent-Length: 0\r\n\r\n")
+        #expect(parseEverySplit(HTTPResponseParser(), response).heads.map(\.reason) == ["D\u{e9}j\u{e0} vu"])
+    }
+
     @Test func emptyHeaderValue() {
         let out = parseEverySplit(HTTPRequestParser(), bytes("GET / HTTP/1.1\r\nX-Empty:\r\nX-Space:   \r\n\r\n"))
         #expect(out.error == nil)

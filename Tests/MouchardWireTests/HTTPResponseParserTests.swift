@@ -144,3 +144,18 @@ import Testing
         #expect(messages.last?.bodyTruncated == false)
     }
 }
+
+@Suite struct HTTPMessageReaderTests {
+    @Test func faultMidBodyKeepsWhatWasDecoded() throws {
+        let input = bytes("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx"
+            + "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nidfa\r\nzz\r\n")
+        var reader = HTTPMessageReader(parser: responseParser())
+        var messages: [HTTPParsedResponse] = []
+        #expect(throws: HTTPParseError(.invalidChunkSize, at: input.count - 4)) { try reader.feed(input, into: &messages) }
+        #expect(messages.map(\.body) == [bytes("x")])
+        let partial = try #require(reader.partial)
+        #expect(partial.body == bytes("idfa"))
+        #expect(!partial.isComplete)
+        #expect(partial.bodyTruncated)
+    }
+}

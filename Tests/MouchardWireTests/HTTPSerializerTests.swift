@@ -10,9 +10,7 @@ import Testing
             + "CONNECT h.example:443 HTTP/1.1\r\nHost: h.example:443\r\n\r\n")
         let messages = try HTTPMessageReader.messages(in: input, parser: HTTPRequestParser())
         #expect(messages.count == 4)
-        var out: [UInt8] = []
-        for m in messages { HTTPSerializer.appendMessage(m, to: &out) }
-        #expect(out == input)
+        #expect(serialized(messages) == input)
     }
 
     @Test func responsesRoundTripIncludingInterimAndNonUTF8Values() throws {
@@ -22,9 +20,7 @@ import Testing
         let messages = try HTTPMessageReader.messages(in: input, parser: responseParser(expecting: ["POST", "GET", "GET"]))
         #expect(messages.count == 3)
         #expect(messages.first?.head.headers.fields.first?.valueBytes == [0x69, 0x64, 0x3D, 0xC0, 0xFF, 0x80, 0x3B, 0x20, 0x50, 0x61, 0x74, 0x68, 0x3D, 0x2F])
-        var out: [UInt8] = []
-        for m in messages { HTTPSerializer.appendMessage(m, to: &out) }
-        #expect(out == input)
+        #expect(serialized(messages) == input)
     }
 
     @Test func optionalWhitespaceIsNormalized() throws {
@@ -37,9 +33,7 @@ import Testing
     @Test func multiChunkBodyIsReframedAsOneChunk() throws {
         let input = bytes("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2;x=y\r\nab\r\n1\r\nc\r\n0\r\n\r\n")
         let messages = try HTTPMessageReader.messages(in: input, parser: HTTPRequestParser())
-        var out: [UInt8] = []
-        for m in messages { HTTPSerializer.appendMessage(m, to: &out) }
-        #expect(out == bytes("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"))
+        #expect(serialized(messages) == bytes("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"))
     }
 
     @Test func chunkedEncoderOutputParsesBack() throws {
@@ -69,5 +63,38 @@ import Testing
         #expect(throws: HTTPParseError(.conflictingContentLength, at: 7)) {
             try HTTPBodyFraming(request: HTTPRequestHead(method: "POST", target: "/", headers: [("Content-Length", "1"), ("content-length", "2")]), streamOffset: 7)
         }
+    }
+}
+
+@Suite struct HTTPBodyEncoderTests {
+    /// What a proxy does: parse a request as a stream, forward head and body pieces re-framed as the
+    /// head declares, and get an equivalent request on the other side.
+    @Test func streamingForwardOfChunkedAndLengthBodies() throws {
+        let input = bytes("POST /a HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x\r\nde\r\n0\r\nT: 1\r\n\r\n"
+            + "POST /b HTTP/1.1\r\nContent-Length: 4\r\n\r\nwxyz")
+        var parser = HTTPRequestParser()
+        var forwarded: [UInt8] = []
+        var encoder = HTTPBodyEncoder(framing: .none)
+        var trailers = HTTPHeaders()
+        for piece in stride(from: 0, to: input.count, by: 5).map({ input[$0..<min(input.count, $0 + 5)] }) {
+            for event in try parser.feed(piece) {
+                switch event {
+                case .head(let head):
+                    encoder = HTTPBodyEncoder(framing: try HTTPBodyFraming(request: head))
+                    HTTPSerializer.appendHead(head, to: &forwarded)
+                case .body(let b): encoder.appendBody(b, to: &forwarded)
+                case .trailers(let t): trailers = t
+                case .end:
+                    encoder.appendEnd(trailers: trailers, to: &forwarded)
+                    trailers = []
+                default: break
+                }
+            }
+        }
+        let original = try HTTPMessageReader.messages(in: input, parser: HTTPRequestParser())
+        let received = try HTTPMessageReader.messages(in: forwarded, parser: HTTPRequestParser())
+        #expect(received == original)
+        #expect(received.map(\.body) == [bytes("abcde"), bytes("wxyz")])
+        #expect(received.first?.trailers == [("T", "1")])
     }
 }

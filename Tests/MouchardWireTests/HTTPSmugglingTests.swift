@@ -58,6 +58,12 @@ import Testing
         }
     }
 
+    @Test func severalHostFields() {
+        expectRejected(bytes("GET / HTTP/1.1\r\nHost: a.example\r\nhost: b.example\r\n\r\n"), .multipleHostFields)
+        let out = parseEverySplit(HTTPRequestParser(), bytes("GET / HTTP/1.1\r\nX-Host: a\r\nHost: b\r\nHosts: c\r\n\r\n"))
+        #expect(out.error == nil)
+    }
+
     @Test func whitespaceBeforeColonAndObsFold() {
         expectRejected(request("Content-Length : 5\r\n", body: "hello"), .whitespaceBeforeColon)
         expectRejected(request("Transfer-Encoding\t: chunked\r\n"), .whitespaceBeforeColon)

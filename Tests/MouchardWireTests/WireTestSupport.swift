@@ -92,3 +92,17 @@ func responseParser(expecting methods: [String] = [], limits: HTTPParserLimits =
     for m in methods { p.expectResponse(to: m) }
     return p
 }
+
+/// Requests written back with `HTTPSerializer`, one after the other.
+func serialized(_ messages: [HTTPParsedRequest]) -> [UInt8] {
+    var out: [UInt8] = []
+    for m in messages { HTTPSerializer.appendMessage(m, to: &out) }
+    return out
+}
+
+/// Responses written back with `HTTPSerializer`, one after the other.
+func serialized(_ messages: [HTTPParsedResponse]) -> [UInt8] {
+    var out: [UInt8] = []
+    for m in messages { HTTPSerializer.appendMessage(m, to: &out) }
+    return out
+}

@@ -28,18 +28,19 @@ static inline void mouchard_SSL_CTX_disable_renegotiation_and_compression(SSL_CT
 static inline long mouchard_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) {
     return SSL_CTX_set_session_cache_mode(ctx, mode);
 }
-/// SSL_CTX_set_tlsext_servername_callback (macro over SSL_CTX_callback_ctrl).
-static inline long mouchard_SSL_CTX_set_tlsext_servername_callback(SSL_CTX *ctx, int (*cb)(SSL *, int *, void *)) {
-    return SSL_CTX_set_tlsext_servername_callback(ctx, cb);
-}
 /// SSL_set_tlsext_host_name (macro over SSL_ctrl): the SNI a client sends.
 static inline int mouchard_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
     return (int)SSL_set_tlsext_host_name(ssl, name);
 }
 /// BIO_set_mem_eof_return (macro over BIO_ctrl): an empty memory BIO asks to retry instead of EOF.
 static inline long mouchard_BIO_set_mem_eof_return(BIO *bio, int value) { return BIO_set_mem_eof_return(bio, value); }
-/// BIO_get_mem_data (macro over BIO_ctrl): the bytes held by a memory BIO.
-static inline long mouchard_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+/// The allocated capacity of a memory BIO's buffer (BIO_get_mem_ptr is a macro over BIO_ctrl).
+/// Memory BIOs never shrink; callers swap out a drained BIO whose capacity grew large.
+static inline size_t mouchard_BIO_mem_capacity(BIO *bio) {
+    BUF_MEM *mem = NULL;
+    if (BIO_get_mem_ptr(bio, &mem) <= 0 || mem == NULL) return 0;
+    return mem->max;
+}
 /// EVP_EC_gen (a variadic-call macro): a fresh EC key on a named curve ("P-256").
 static inline EVP_PKEY *mouchard_EVP_EC_gen(const char *curve) { return EVP_EC_gen(curve); }
 /// EVP_RSA_gen (a variadic-call macro): a fresh RSA key of `bits`.

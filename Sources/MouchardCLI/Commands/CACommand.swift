@@ -70,17 +70,26 @@ struct CACommand: MouchardCommand {
         path.hasPrefix("/") ? path : (io.currentDirectory as NSString).appendingPathComponent(path)
     }
 
+    /// "mode 0600", with a warning when group or others may read the key.
+    static func keyModeNote(_ mode: Int?) -> String {
+        guard let mode else { return "mode unknown" }
+        let octal = "mode 0" + String(mode, radix: 8)
+        return mode & 0o077 != 0 ? octal + ", WARNING: readable by others; chmod 600 it" : octal
+    }
+
     static func describe(_ authority: CertificateAuthority) -> String {
         let certificate = authority.certificate
         let dates = ISO8601DateFormatter()
         return """
         certificate: \(authority.certificatePath)
-        key:         \(authority.keyPath)
+        key:         \(authority.keyPath) (\(keyModeNote(authority.keyFileMode)))
         subject:     \(certificate.subject)
         SHA-256:     \(certificate.sha256Fingerprint)
         valid from:  \(dates.string(from: certificate.notBefore))
         valid until: \(dates.string(from: certificate.notAfter))
         serial:      \(certificate.serialHex)
+        android:     system-store file name \(authority.androidSystemStoreFileName)
+        phone:       browse http://\(OnboardingPage.host)/ through the proxy to install it
 
         """
     }

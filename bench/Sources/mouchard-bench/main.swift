@@ -12,6 +12,12 @@ struct Benchmark {
 }
 
 let benchmarks: [Benchmark] = [
+    wireBenchmark,
+    trackerLookupBenchmark,
+    harBenchmark,
+    tlsHandshakeBenchmark,
+    tlsIdleMemoryBenchmark,
+    tlsHandshakeThreadsBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())

@@ -1,0 +1,67 @@
+import Foundation
+import MouchardFlow
+import MouchardStore
+
+/// `mouchard flows S`: one line per flow of a session.
+struct FlowsCommand: MouchardCommand {
+    static let spec = CommandSpec(
+        name: "flows", abstract: "list the flows of a session",
+        usage: "SESSION",
+        discussion: """
+        One line per flow: id, start time (UTC), method, URL, status (- when no response), request and
+        response body sizes in bytes. Flows seen only as TLS metadata show TLS and the server name (SNI).
+        """,
+        minPositionals: 1, maxPositionals: 1)
+
+    static func run(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
+        try SessionFiles.clarifying(io) { try perform(args, io) }
+    }
+
+    private static func perform(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
+        let store = try SessionFiles.openSession(args.positionals[0], io: io, create: false)
+        let summaries = try store.flowSummaries()
+        let idWidth = String(summaries.last?.id ?? 0).count
+        var text = ""
+        for s in summaries {
+            text += line(s, idWidth: idWidth) + "\n"
+            if text.utf8.count > 1 << 16 { io.out(text); text = "" }
+        }
+        io.out(text)
+        return 0
+    }
+
+    /// `  12  2026-10-05T07:41:40.215Z  POST https://host/path  200  65 B → 11 B`
+    static func line(_ s: FlowSummary, idWidth: Int) -> String {
+        let id = String(repeating: " ", count: max(0, idWidth - String(s.id).count)) + String(s.id)
+        let time = timestamp(s.started)
+        var text: String
+        if let method = s.method, let url = s.url {
+            let status = s.status.map(String.init) ?? "-"
+            text = "\(id)  \(time)  \(printable(method)) \(printable(url))  \(status)  \(s.requestBodySize) B → \(s.responseBodySize) B"
+        } else {
+            let name = s.serverName.flatMap { $0.isEmpty ? nil : $0 } ?? s.host
+            text = "\(id)  \(time)  TLS \(printable(name))  (\(s.transport.rawValue), SNI only)"
+        }
+        if let e = s.error { text += "  error: \(printable(e))" }
+        return text
+    }
+
+    static func timestamp(_ d: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: d)
+    }
+
+    /// Captured text made safe for a terminal: control characters become `\xNN`.
+    static func printable(_ s: String) -> String {
+        var out = ""
+        for u in s.unicodeScalars {
+            if u.value < 0x20 || (0x7F...0x9F).contains(u.value) {
+                out += "\\x" + (u.value < 0x10 ? "0" : "") + String(u.value, radix: 16)
+            } else {
+                out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
+}

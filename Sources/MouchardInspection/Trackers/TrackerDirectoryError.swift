@@ -1,0 +1,23 @@
+/// Why `Rules/trackers.json` (or another tracker directory) was refused: file, position, entry and what is wrong.
+///
+/// `description` is one line, `file:line:column: what`, naming the entry when the problem is inside one.
+public struct TrackerDirectoryError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var file: String
+    public var location: JSONLocation?
+    /// The domain key of the entry at fault, when there is one.
+    public var entry: String?
+    public var message: String
+
+    public init(file: String, location: JSONLocation?, entry: String? = nil, message: String) {
+        self.file = file
+        self.location = location
+        self.entry = entry
+        self.message = message
+    }
+
+    public var description: String {
+        let position = location.map { "\(file):\($0.line):\($0.column)" } ?? file
+        if let entry { return "\(position): entry \"\(entry)\": \(message)" }
+        return "\(position): \(message)"
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+import MouchardFlow
+import MouchardStore
+@testable import MouchardCLI
+
+/// A temporary working directory for CLI runs.
+private struct WorkDir {
+    let path = NSTemporaryDirectory() + "mouchard-cli-tests-" + UUID().uuidString
+    init() { try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+    func cleanUp() { try? FileManager.default.removeItem(atPath: path) }
+
+    func run(_ args: [String]) -> (status: Int32, out: String, err: String) {
+        let c = Captured()
+        let io = CommandIO(out: c.io.out, err: c.io.err, currentDirectory: path)
+        let status = Mouchard.main(args, io: io)
+        return (status, c.out, c.err)
+    }
+
+    func write(_ name: String, _ text: String) {
+        _ = FileManager.default.createFile(atPath: path + "/" + name, contents: Data(text.utf8))
+    }
+}
+
+private let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+private func devHAR(_ device: String) -> String {
+    repoRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/dev/\(device)/traffic.har").path
+}
+
+@Suite struct SessionCommandsTests {
+    @Test func helpTexts() {
+        let w = WorkDir()
+        defer { w.cleanUp() }
+        let r = w.run(["import", "--help"])
+        #expect(r.status == 0)
+        #expect(r.out == """
+        usage: mouchard import FILE.har --session NAME
+
+        import a HAR file into a session
+
+        options:
+          -s, --session NAME  session to import into
+          --skip-bad-entries  import the well-formed entries, warn about the others
+          -h, --help          show this help
+
+        Reads a HAR 1.2 file (Chrome, Firefox, mitmproxy, Charles or Mouchard export) and appends its
+        flows to the session, each committed as it is stored. NAME is the folder captures/NAME under
+        the current directory; a value containing '/' is a path. The session is created if needed.
+
+        """)
+        #expect(w.run(["export", "--help"]).out.hasPrefix("""
+        usage: mouchard export SESSION --har OUT.har
+
+        export a session's flows as a HAR file
+
+        options:
+          --har OUT   HAR file to write
+          -h, --help  show this help
+
+        """))
+        #expect(w.run(["help", "flows"]).out.hasPrefix("usage: mouchard flows SESSION\n\nlist the flows of a session\n"))
+        let top = w.run(["--help"]).out
+        #expect(top.contains("\n  import   import a HAR file into a session\n"))
+        #expect(top.contains("\n  export   export a session's flows as a HAR file\n"))
+        #expect(top.contains("\n  flows    list the flows of a session\n"))
+    }
+
+    @Test func usageErrorsExit64() {
+        let w = WorkDir()
+        defer { w.cleanUp() }
+        let a = w.run(["import", "x.har"])
+        #expect(a.status == 64)
+        #expect(a.err == "mouchard: 'import' needs --session NAME\nusage: mouchard import FILE.har --session NAME\n(see 'mouchard import --help')\n")
+        let b = w.run(["import", "--session", "s"])
+        #expect(b.status == 64)
+        #expect(b.err.hasPrefix("mouchard: 'import' needs FILE.har\n"))
+        let c = w.run(["export", "s"])
+        #expect(c.status == 64)
+        #expect(c.err.hasPrefix("mouchard: 'export' needs --har OUT\n"))
+        let d = w.run(["flows"])
+        #expect(d.status == 64)
+        #expect(d.err.hasPrefix("mouchard: 'flows' needs SESSION\n"))
+        let e = w.run(["flows", "a", "b"])
+        #expect(e.status == 64)
+        #expect(e.err.hasPrefix("mouchard: unexpected argument 'b' for 'flows'\n"))
+        #expect(w.run(["import", "x.har", "-s", ".."]).status == 1)
+    }
+
+    @Test func runtimeErrorsAreOneLineExit1() throws {
+        let w = WorkDir()
+        defer { w.cleanUp() }
+        let missing = w.run(["import", "nope.har", "--session", "s"])
+        #expect(missing.status == 1)
+        #expect(missing.err == "mouchard: error: nope.har: no such file\n")
+        w.write("bad.har", #"""
+        {"log": {"entries": [{"request": {"method": "GET", "url": "http://a.example/", "headers": []}},
+                             {"request": {"method": "GET", "url": "http://a.example/", "headers": [{"name": "X", "value": 7}]}}]}}
+        """#)
+        let bad = w.run(["import", "bad.har", "--session", "s"])
+        #expect(bad.status == 1)
+        #expect(bad.err == "mouchard: error: bad.har: log.entries[1].request.headers[0].value: expected a string, found a number\n")
+        #expect(!FileManager.default.fileExists(atPath: w.path + "/captures/s"), "nothing is created for a bad file")
+        let skipping = w.run(["import", "bad.har", "--session", "s", "--skip-bad-entries"])
+        #expect(skipping.status == 0)
+        #expect(skipping.err == "mouchard: warning: bad.har: log.entries[1].request.headers[0].value: expected a string, found a number (entry skipped)\n")
+        #expect(skipping.out == "imported 1 flow from bad.har into captures/s (flow 1)\n")
+        w.write("broken.har", #"{"log": {"entries": [}"#)
+        #expect(w.run(["import", "broken.har", "-s", "s"]).err ==
+                "mouchard: error: broken.har: byte 21: invalid JSON: expected a value, found '}'\n")
+        let noSession = w.run(["flows", "nope"])
+        #expect(noSession.status == 1)
+        #expect(noSession.err == "mouchard: error: captures/nope/session.sqlite: no session here (session.sqlite not found)\n")
+        try FileManager.default.createDirectory(atPath: w.path + "/captures/junk", withIntermediateDirectories: true)
+        w.write("captures/junk/session.sqlite", String(repeating: "garbage ", count: 1000))
+        let junk = w.run(["export", "junk", "--har", "out.har"])
+        #expect(junk.status == 1)
+        #expect(junk.err == "mouchard: error: captures/junk/session.sqlite: not a Mouchard session database (not an SQLite file, or damaged)\n")
+        #expect(!FileManager.default.fileExists(atPath: w.path + "/out.har"))
+
+        // A session damaged after it was written: still one line naming the file, exit 1.
+        #expect(w.run(["import", devHAR("ios"), "-s", "d"]).status == 0)
+        let h = try #require(FileHandle(forUpdatingAtPath: w.path + "/captures/d/session.sqlite"))
+        try h.seek(toOffset: 8192)
+        h.write(Data(repeating: 0xA5, count: 40_000))
+        try h.close()
+        let damaged = w.run(["flows", "d"])
+        #expect(damaged.status == 1)
+        #expect(damaged.err.hasPrefix("mouchard: error: captures/d/session.sqlite: the session database is damaged"))
+        #expect(damaged.err.filter { $0 == "\n" }.count == 1 && damaged.err.hasSuffix("\n"))
+    }
+
+    /// Acceptance: import then export gives the same entries (method, URL, header list, request body).
+    @Test(arguments: ["ios", "android"])
+    func importThenExportKeepsEveryEntry(device: String) throws {
+        let w = WorkDir()
+        defer { w.cleanUp() }
+        let har = devHAR(device)
+        let imported = w.run(["import", har, "--session", "x"])
+        #expect(imported.status == 0)
+        #expect(imported.out == "imported 182 flows from \(har) into captures/x (flows 1-182)\n")
+        let exported = w.run(["export", "x", "--har", "y.har"])
+        #expect(exported.status == 0)
+        #expect(exported.out == "exported 182 flows from captures/x to y.har\n")
+        let original = try HARReader.read(Data(contentsOf: URL(fileURLWithPath: har)))
+        let roundTripped = try HARReader.read(Data(contentsOf: URL(fileURLWithPath: w.path + "/y.har")))
+        #expect(roundTripped.count == original.count)
+        for (a, b) in zip(original, roundTripped) {
+            let ra = try #require(a.request), rb = try #require(b.request)
+            #expect(ra.method == rb.method)
+            #expect(ra.url == rb.url)
+            #expect(ra.headers == rb.headers)
+            #expect(ra.body == rb.body)
+            #expect(a == b, "entry \(a.id)")
+        }
+        let listing = w.run(["flows", "x"])
+        #expect(listing.status == 0)
+        let lines = listing.out.split(separator: "\n")
+        #expect(lines.count == 182)
+        if device == "ios" {
+            #expect(lines.first == "  1  2026-10-05T07:41:40.215Z  POST https://api.chatterly.example/v1/presence?seq=1791186100215  200  65 B → 11 B")
+        }
+        // Importing again appends after what is there.
+        #expect(w.run(["import", har, "-s", "x"]).out.hasSuffix("(flows 183-364)\n"))
+    }
+
+    @Test func listingShowsSNIForTLSMetadataAndEscapesControls() throws {
+        let w = WorkDir()
+        defer { w.cleanUp() }
+        let store = try SessionStore(directory: w.path + "/captures/t", create: true)
+        try store.append(Flow(id: 0, source: .transparent, transport: .tlsMetadata,
+                              timings: FlowTimings(started: Date(timeIntervalSince1970: 1_700_000_000)),
+                              server: Endpoint(address: "203.0.113.9", port: 443), tls: TLSFacts(serverName: "tracker.example")))
+        try store.append(Flow(id: 0, source: .pcap, transport: .http,
+                              request: HTTPRequest(head: .init(method: "GET", target: "/a\u{1b}[31m", headers: [("Host", "h.example")]),
+                                                   scheme: "http"),
+                              timings: FlowTimings(started: Date(timeIntervalSince1970: 1_700_000_001.5)), error: "reset"))
+        let r = w.run(["flows", "t"])
+        #expect(r.status == 0)
+        #expect(r.out == """
+        1  2023-11-14T22:13:20.000Z  TLS tracker.example  (tls-metadata, SNI only)
+        2  2023-11-14T22:13:21.500Z  GET http://h.example/a\\x1b[31m  -  0 B → 0 B  error: reset
+
+        """)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+@testable import MouchardInspection
+
+@Suite("Tracker directory: strict loading")
+struct TrackersLoadingTests {
+    /// Loads `data` expecting a failure and returns the one-line description.
+    func failure(_ data: Data) -> String? {
+        do {
+            _ = try TrackerDirectory(jsonData: data, file: "t.json")
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test("a well-formed file loads with every field")
+    func wellFormed() throws {
+        let directory = try TrackerDirectory(jsonData: makeTrackerJSON("""
+            "sdk.one.example": {"company": "One", "product": "One SDK", "category": "analytics", "source": "One docs"},
+            "two.example": {"company": "Two", "category": "crash-reporting", "source": "Two docs: hosts"}
+        """, extraTopLevel: "\n  \"description\": \"test\","))
+        #expect(directory.count == 2)
+        let one = try #require(directory.lookup(host: "x.sdk.one.example"))
+        #expect(one == TrackerEntry(domain: "sdk.one.example", company: "One", product: "One SDK", category: .analytics,
+                                    source: "One docs"))
+        #expect(directory.lookup(host: "two.example")?.product == nil)
+        #expect(directory.lookup(host: "two.example")?.category == .crashReporting)
+    }
+
+    @Test("an unknown field names the entry, the field and its position")
+    func unknownField() throws {
+        let message = try #require(failure(makeTrackerJSON("""
+            "good.example": {"company": "G", "category": "push", "source": "s"},
+            "bad.example": {"company": "B", "category": "push", "source": "s", "categry": "x"}
+        """)))
+        #expect(message == #"t.json:5:72: entry "bad.example": unknown field "categry" (expected company, product, category, source)"#)
+    }
+
+    @Test("a domain written twice is an error at the second occurrence")
+    func duplicateDomain() throws {
+        let message = try #require(failure(makeTrackerJSON("""
+            "dup.example": {"company": "A", "category": "push", "source": "s"},
+            "dup.example": {"company": "B", "category": "push", "source": "s"}
+        """)))
+        #expect(message.hasPrefix("t.json:5:5: duplicate key \"dup.example\" (first at 4:5)"))
+    }
+
+    @Test("each broken entry gives one line naming the entry", arguments: [
+        (#""a.example": {"category": "push", "source": "s"}"#, #"entry "a.example": missing "company""#),
+        (#""a.example": {"company": "A", "source": "s"}"#, #"entry "a.example": missing "category""#),
+        (#""a.example": {"company": "A", "category": "push"}"#, #"entry "a.example": missing "source""#),
+        (#""a.example": {"company": "A", "category": "push", "source": " "}"#, #"entry "a.example": "source" must not be empty"#),
+        (#""a.example": {"company": "A", "category": "spyware", "source": "s"}"#, #"entry "a.example": unknown category "spyware""#),
+        (#""a.example": {"company": 3, "category": "push", "source": "s"}"#, #"entry "a.example": "company" must be a string, found number"#),
+        (#""a.example": ["A"]"#, #"entry "a.example": expected an object, found array"#),
+        (#""A.example": {"company": "A", "category": "push", "source": "s"}"#, #"entry "A.example": domain must be written in lower case"#),
+        (#""example": {"company": "A", "category": "push", "source": "s"}"#, #"entry "example": domain must have at least two labels"#),
+        (#""a.example.": {"company": "A", "category": "push", "source": "s"}"#, #"entry "a.example.": empty label"#),
+        (#""*.a.example": {"company": "A", "category": "push", "source": "s"}"#, #"entry "*.a.example": invalid character"#),
+    ])
+    func brokenEntries(entry: String, expected: String) throws {
+        let message = try #require(failure(makeTrackerJSON("    " + entry)))
+        #expect(message.hasPrefix("t.json:4:"), "\(message)")
+        #expect(message.contains(expected), "\(message)")
+        #expect(!message.contains("\n"))
+    }
+
+    @Test("top-level problems", arguments: [
+        (makeTrackerJSON("", version: "2"), "t.json:2:14: unsupported version 2"),
+        (makeTrackerJSON("", version: "\"1\""), "t.json:2:14: \"version\" must be an integer"),
+        (makeTrackerJSON("", extraTopLevel: " \"extra\": true,"), "t.json:2:17: unknown top-level field \"extra\""),
+        (Data(#"{"trackers": {}}"#.utf8), "t.json:1:1: missing \"version\""),
+        (Data(#"{"version": 1}"#.utf8), "t.json:1:1: missing \"trackers\""),
+        (Data(#"{"version": 1, "trackers": []}"#.utf8), "t.json:1:28: \"trackers\" must be an object"),
+        (Data("[]".utf8), "t.json:1:1: expected a JSON object at the top level, found array"),
+        (Data("".utf8), "t.json:1:1: expected a value, found end of input"),
+        (Data(#"{"version": 1, "trackers": {},}"#.utf8), "t.json:1:31: expected a quoted key"),
+        (Data("{\"version\": 1,\n \"trackers\": {\"a.example\": {\"company\": \"A\n\"}}}".utf8), "t.json:2:42: raw control character 0xa"),
+    ])
+    func topLevel(data: Data, expected: String) throws {
+        let message = try #require(failure(data))
+        #expect(message.hasPrefix(expected), "\(message)")
+    }
+
+    @Test("truncated or garbage input never crashes and always names a position")
+    func everyTruncationFails() throws {
+        let whole = makeTrackerJSON(#"    "a.example": {"company": "A\u00e9\ud83d\ude00", "category": "push", "source": "s"}"#)
+        _ = try TrackerDirectory(jsonData: whole)
+        for length in 0..<whole.count {
+            let message = try #require(failure(whole.prefix(length)), "prefix \(length) loaded")
+            #expect(message.hasPrefix("t.json:"))
+        }
+        #expect(failure(Data([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]))?.contains("not valid UTF-8") == true)
+    }
+}
+
+@Suite("Located JSON parser")
+struct TrackersLocatedJSONTests {
+    @Test("values, escapes and positions")
+    func values() throws {
+        let json = try LocatedJSONParser().parse(Data("{\n  \"a\": [1, -2.5e1, true, null],\n  \"b\": \"\\u00e9\\n\\ud83d\\ude00\"\n}".utf8))
+        guard case .object(let members, _) = json else { Issue.record("not an object"); return }
+        #expect(members.map(\.key) == ["a", "b"])
+        #expect(members[0].keyLocation == JSONLocation(line: 2, column: 3, offset: 4))
+        guard case .array(let items, _) = members[0].value else { Issue.record("not an array"); return }
+        #expect(items.count == 4)
+        if case .number(let value, let text, _) = items[1] {
+            #expect(value == -25)
+            #expect(text == "-2.5e1")
+        } else {
+            Issue.record("not a number")
+        }
+        #expect(items[2] == .bool(true, at: JSONLocation(line: 2, column: 20, offset: 21)))
+        if case .string(let text, _) = members[1].value { #expect(text == "é\n😀") } else { Issue.record("not a string") }
+    }
+
+    @Test("nesting is bounded")
+    func depthBound() {
+        let deep = Data((String(repeating: "[", count: 100) + String(repeating: "]", count: 100)).utf8)
+        #expect(throws: JSONSyntaxError.self) { try LocatedJSONParser(maxDepth: 64).parse(deep) }
+        #expect(throws: Never.self) { try LocatedJSONParser(maxDepth: 128).parse(deep) }
+    }
+
+    @Test("invalid JSON is refused", arguments: ["01", "1.", "-", "[1,]", "{\"a\" 1}", "tru", "\"\\x\"", "\"\\ud800\"", "1 2", "{'a': 1}"])
+    func invalid(text: String) {
+        #expect(throws: JSONSyntaxError.self) { try LocatedJSONParser().parse(Data(text.utf8)) }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+import MouchardFlow
+import MouchardWire
+@testable import MouchardStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `mouchard import` killed with SIGKILL in the middle of writing leaves a session that opens
+/// and holds every flow that was committed, intact.
+@Suite struct CrashSafetyTests {
+    /// The `mouchard` executable built beside this test bundle.
+    static func mouchardBinary() -> String? {
+        guard let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        var dir = (exe as NSString).deletingLastPathComponent
+        // The bundle may be a directory (…/MouchardPackageTests.xctest/…) on some layouts.
+        while !dir.isEmpty, dir != "/" {
+            let candidate = dir + "/mouchard"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            if dir.hasSuffix("/debug") || dir.hasSuffix("/release") { break }
+            dir = (dir as NSString).deletingLastPathComponent
+        }
+        return nil
+    }
+
+    /// A HAR with `count` flows, each with a distinct binary request body and headers.
+    static func bigHAR(count: Int) -> Data {
+        var flows: [Flow] = []
+        flows.reserveCapacity(count)
+        for k in 0..<count {
+            var body = [UInt8](repeating: 0, count: 1000)
+            var x = UInt32(truncatingIfNeeded: k &* 2_654_435_761 &+ 1)
+            for i in body.indices { x = x &* 1_664_525 &+ 1_013_904_223; body[i] = UInt8(truncatingIfNeeded: x >> 24) }
+            let head = HTTPRequestHead(method: "POST", target: "/e/\(k)?n=\(k)", headers: [
+                ("Host", "sdk\(k % 7).example"), ("X-Seq", String(k)), ("X-Seq", String(k * 2)),
+                ("Content-Type", "application/octet-stream"),
+            ])
+            flows.append(Flow(id: k + 1, source: .har, transport: k % 2 == 0 ? .https : .http,
+                              request: HTTPRequest(head: head, scheme: k % 2 == 0 ? "https" : "http",
+                                                   fallbackAuthority: "sdk\(k % 7).example", body: body),
+                              response: HTTPResponse(head: HTTPResponseHead(status: 200, reason: "OK"), body: Array("ok\(k)".utf8)),
+                              timings: FlowTimings(started: Date(timeIntervalSince1970: 1_790_000_000 + Double(k) / 1000), send: 1, wait: 2)))
+        }
+        return HARWriter(creatorVersion: "test", pretty: false).document(flows)
+    }
+
+    @Test func killedImportKeepsEveryCommittedFlow() throws {
+        guard let binary = Self.mouchardBinary() else {
+            Issue.record("the mouchard executable was not found beside the test bundle (run `swift build` first)")
+            return
+        }
+        let tmp = TemporaryDirectory()
+        defer { tmp.cleanUp() }
+        let total = 2000
+        let harPath = tmp.path + "/big.har"
+        let har = Self.bigHAR(count: total)
+        try har.write(to: URL(fileURLWithPath: harPath))
+        let source = try HARReader.read(har)
+        let sessionDir = tmp.path + "/session"
+
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: binary)
+        child.arguments = ["import", harPath, "--session", sessionDir]
+        child.standardOutput = FileHandle.nullDevice
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+
+        // Watch the session from this process until some flows are committed, then SIGKILL the writer.
+        var committedSeen = 0
+        let deadline = Date().addingTimeInterval(60)
+        var watcher: SessionStore?
+        while Date() < deadline, child.isRunning {
+            if watcher == nil, FileManager.default.fileExists(atPath: sessionDir + "/session.sqlite") {
+                watcher = try? SessionStore(directory: sessionDir, create: false)
+            }
+            if let n = try? watcher?.flowCount(), n >= 20 {
+                committedSeen = n
+                break
+            }
+            usleep(1_000)
+        }
+        watcher = nil
+        let wasRunning = child.isRunning
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        #expect(wasRunning, "the import finished before it could be killed")
+        #expect(child.terminationReason == .uncaughtSignal)
+        #expect(committedSeen >= 20)
+
+        let store = try SessionStore(directory: sessionDir, create: false)
+        let flows = try store.flows()
+        #expect(flows.count >= committedSeen)
+        #expect(flows.count < total, "killed mid-write")
+        #expect(flows.map(\.id) == Array(stride(from: 1, through: flows.count, by: 1)))
+        for f in flows where f.id >= 1 && f.id <= source.count {
+            #expect(f == source[f.id - 1], "flow \(f.id) intact")
+        }
+        // The session is still writable: the next flow gets the next id.
+        var next = source[0]
+        next.id = 0
+        #expect(try store.append(next) == flows.count + 1)
+    }
+}
