@@ -30,7 +30,7 @@ final class ChildProcess: @unchecked Sendable {
 
 /// Runs a program to completion (bounded by `timeout` seconds); returns exit status and stdout.
 @discardableResult
-func runTool(_ executable: String, _ arguments: [String], timeout: Double = 60) throws -> (status: Int32, output: Data) {
+func runProcess(_ executable: String, _ arguments: [String], timeout: Double = 60) throws -> (status: Int32, output: Data) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: executable)
     p.arguments = arguments
@@ -185,12 +185,12 @@ srv.serve_forever()
         try Self.script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
         guard let openssl = which("openssl"), let python = which("python3") else { throw CLIFailure("openssl and python3 are needed") }
         let d = directory
-        try runTool(openssl, ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        try runProcess(openssl, ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                               "-keyout", "\(d)/ca.key", "-out", "\(d)/ca.pem", "-days", "2", "-subj", "/CN=Mouchard Test Origin CA"])
-        try runTool(openssl, ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        try runProcess(openssl, ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                               "-keyout", "\(d)/srv.key", "-out", "\(d)/srv.csr", "-subj", "/CN=localhost"])
         try "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n".write(toFile: "\(d)/ext.cnf", atomically: true, encoding: .utf8)
-        try runTool(openssl, ["x509", "-req", "-in", "\(d)/srv.csr", "-CA", "\(d)/ca.pem", "-CAkey", "\(d)/ca.key",
+        try runProcess(openssl, ["x509", "-req", "-in", "\(d)/srv.csr", "-CA", "\(d)/ca.pem", "-CAkey", "\(d)/ca.key",
                               "-CAcreateserial", "-out", "\(d)/srv.pem", "-days", "2", "-extfile", "\(d)/ext.cnf"])
         originCA = "\(d)/ca.pem"
         let plain = try ChildProcess(python, [scriptPath, "\(d)/http.port"])

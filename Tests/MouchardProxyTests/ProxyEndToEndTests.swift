@@ -13,7 +13,7 @@ import MouchardProxy
 
     func curl(_ args: [String]) throws -> (status: Int32, output: Data) {
         guard let curl = which("curl") else { throw CLIFailure("curl is needed") }
-        return try runTool(curl, ["-sS", "--max-time", "30", "--noproxy", ""] + args, timeout: 40)
+        return try runProcess(curl, ["-sS", "--max-time", "30", "--noproxy", ""] + args, timeout: 40)
     }
 
     func write(_ bytes: [UInt8], _ path: String) throws {
@@ -72,7 +72,7 @@ import MouchardProxy
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": "\(proxy.proxyURL)"}))
         print(hashlib.sha256(opener.open("\(base)/bytes?n=123456&seed=5", timeout=20).read()).hexdigest())
         """
-        let py = try runTool(python, ["-c", script], timeout: 40)
+        let py = try runProcess(python, ["-c", script], timeout: 40)
         let expected = hexString(DigestAlgorithm.sha256.digest(OriginFixture.expectedBytes(123_456, seed: 5)))
         #expect(String(decoding: py.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == expected)
 
@@ -122,7 +122,7 @@ import MouchardProxy
                                              urllib.request.HTTPSHandler(context=ctx))
         print(opener.open("\(base)/py?gaid=1", timeout=20).read().decode())
         """
-        let py = try runTool(python, ["-c", script], timeout: 40)
+        let py = try runProcess(python, ["-c", script], timeout: 40)
         #expect(String(decoding: py.output, as: UTF8.self).hasPrefix("ok /py?gaid=1"))
 
         proxy.stop()
