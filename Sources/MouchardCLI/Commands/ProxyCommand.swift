@@ -25,6 +25,7 @@ struct ProxyCommand: MouchardCommand {
             OptionSpec("--device", value: "FILE", help: "device profile: the phone's identifiers to look for"),
             OptionSpec("--session", value: "S", help: "session name (captures/S) or path (default: proxy-DATE-TIME)"),
             OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules)"),
+            OptionSpec("--first-party", value: "DOMAIN", help: "the app's own domain (not a third party)", repeatable: true),
             OptionSpec("--ignore-host", value: "RE", help: "tunnel matching hosts untouched (SNI still recorded)", repeatable: true),
             OptionSpec("--ssl-keylog", value: "FILE", help: "write TLS secrets of both sides (NSS key log format)"),
             OptionSpec("--threads", value: "N", help: "event loops (default: one per core)"),
@@ -63,15 +64,16 @@ struct ProxyCommand: MouchardCommand {
             do { _ = try IgnoreHostPattern(pattern) } catch { throw UsageError("--ignore-host '\(pattern)' is not a valid regular expression") }
         }
 
-        // Inspection: rules (optional directory) and device profile.
-        let rules = try loadRules(args.value("--rules"), io: io)
+        // Inspection: rules (optional directory), tracker directory, device profile.
+        let (rules, rulesDirectory) = try loadRules(args.value("--rules"), io: io)
         var profile: DeviceProfile?
         if let path = args.value("--device") {
             let full = absolute(path, io)
             guard let data = FileManager.default.contents(atPath: full) else { throw CLIError("\(path): cannot read the device profile") }
             profile = try DeviceProfile.load([UInt8](data), file: path)
         }
-        let inspector = Inspector(rules: rules, profile: profile)
+        let inspector = Inspector(rules: rules, profile: profile,
+                                  attribution: try attribution(rulesDirectory: rulesDirectory, firstParty: args.all("--first-party")))
 
         // Session store.
         var store: SessionStore?
@@ -120,6 +122,8 @@ struct ProxyCommand: MouchardCommand {
         if let s = server.statistics, s.rejectedCertificates > 0 {
             text += ", \(s.rejectedCertificates) TLS connection\(s.rejectedCertificates == 1 ? "" : "s") rejected our certificate"
         }
+        let dropped = audit.sink.counts.dropped
+        if dropped > 0 { text += ", \(dropped) flows NOT recorded (the audit fell behind)" }
         if let store { text += "; session \(store.directory)" }
         io.err(text + "\n")
         return 0
@@ -136,8 +140,22 @@ struct ProxyCommand: MouchardCommand {
         return "proxy-" + f.string(from: Date())
     }
 
-    /// Rules from `--rules`, `$MOUCHARD_RULES` or `./Rules`; none found → the built-in detectors only.
-    static func loadRules(_ option: String?, io: CommandIO) throws -> RuleSet {
+    /// Company and first/third party of each destination, from `trackers.json` in the rule directory.
+    static func attribution(rulesDirectory: String?, firstParty: [String]) throws -> any DestinationAttributing {
+        var trackers: TrackerDirectory?
+        if let dir = rulesDirectory, let data = FileManager.default.contents(atPath: dir + "/trackers.json") {
+            trackers = try TrackerDirectory(jsonData: data, file: dir + "/trackers.json")
+        }
+        let policy = FirstPartyPolicy(explicitDomains: firstParty, trackers: trackers)
+        let directory = trackers
+        return ClosureAttribution { host in
+            let d = FindingDestination(host: host, trackers: directory, policy: policy)
+            return DestinationInfo(company: d.tracker, category: d.trackerCategory, thirdParty: d.thirdParty)
+        }
+    }
+
+    /// Rules from `--rules`, `$MOUCHARD_RULES` or `./Rules` (and that directory); none found → no pattern rules.
+    static func loadRules(_ option: String?, io: CommandIO) throws -> (RuleSet, String?) {
         var candidates: [String] = []
         if let o = option { candidates.append(absolute(o, io)) }
         if let env = ProcessInfo.processInfo.environment["MOUCHARD_RULES"] { candidates.append(env) }
@@ -155,10 +173,10 @@ struct ProxyCommand: MouchardCommand {
                 guard let data = fm.contents(atPath: dir + "/" + file) else { continue }
                 sets.append(try RuleFileLoader.load([UInt8](data), file: file))
             }
-            return try RuleFileLoader.merge(sets)
+            return (try RuleFileLoader.merge(sets), dir)
         }
         io.err("mouchard: note: no Rules/ directory found; only the device profile's values are looked for\n")
-        return RuleSet()
+        return (RuleSet(), nil)
     }
 }
 
