@@ -242,7 +242,8 @@ final class ProxyFixture: @unchecked Sendable {
         home = origins.directory + "/home-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         store = try SessionStore(directory: home + "/session", create: true)
-        let settings = InterceptionSettings(authorityDirectory: home, upstreamCAFile: origins.originCA)
+        let settings = InterceptionSettings(authorityDirectory: home, upstreamCAFile: origins.originCA,
+                                            keyLogPath: home + "/keys.log")
         let interceptor = try TLSInterceptor(settings: settings)
         let collector = console
         audit = LiveAudit(inspector: Inspector(rules: RuleSet(), profile: profile), store: store,
@@ -257,6 +258,7 @@ final class ProxyFixture: @unchecked Sendable {
 
     var proxyURL: String { "http://127.0.0.1:\(address.port)" }
     var caPath: String { home + "/mouchard-ca.pem" }
+    var keyLogPath: String { home + "/keys.log" }
 
     /// Stops the proxy and waits for the audit to store everything.
     func stop() {

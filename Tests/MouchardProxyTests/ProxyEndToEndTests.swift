@@ -136,6 +136,9 @@ import MouchardProxy
         #expect(places.contains { $0.lowercased() == "header:x-idfa" })
         #expect(findings.allSatisfy { $0.transport == "https" && !$0.evidence.contains(Self.idfa) })
         #expect(proxy.console.value.contains("device-id idfa → localhost"))
+        // --ssl-keylog: both sides' TLS 1.3 secrets in the NSS key log format.
+        let keys = (try? String(contentsOfFile: proxy.keyLogPath, encoding: .utf8)) ?? ""
+        #expect(keys.components(separatedBy: "CLIENT_TRAFFIC_SECRET_0 ").count > 2)
     }
 
     @Test func pinnedClientsAndIgnoredHostsAreRecordedWithTheirSNI() throws {
