@@ -34,6 +34,7 @@ public final class ProxyServer: @unchecked Sendable {
     @discardableResult
     public func start() throws -> SocketAddress {
         let patterns = try configuration.ignoreHosts.map { try IgnoreHostPattern($0) }
+        ResourceLimits.raiseOpenFileLimit()
         let threads = max(1, configuration.threads)
         // Bind every listening socket first so a bad address fails before any thread starts.
         var sockets: [Socket] = []
@@ -120,7 +121,9 @@ final class Listener: IOHandler {
             do {
                 accepted = try socket.accept()
             } catch {
-                // EMFILE and friends: drop this round; the next readiness event retries.
+                // EMFILE and friends: the listener is edge-triggered, so retry shortly rather than
+                // wait for a new connection to trigger readiness again.
+                context.loop.schedule(afterMilliseconds: 100) { [weak self] in self?.handle(.readable) }
                 return
             }
             guard let (client, address) = accepted else { return }
