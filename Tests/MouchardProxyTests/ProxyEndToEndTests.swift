@@ -83,6 +83,11 @@ import MouchardProxy
         let download = flows.first { $0.request?.path == "/bytes" && $0.request?.query == "n=\(tenMB)&seed=3" }
         #expect(download?.response?.bodyTruncated == true)
         #expect(download?.response?.body.count == 1 << 20)
+        // Upstream keep-alive: the second request of the curl connection reused the pooled origin connection.
+        let first = flows.first { $0.request?.path == "/one" }
+        let second = flows.first { $0.request?.path == "/two" }
+        #expect(first != nil && second != nil)
+        #expect(second?.timings.connect == nil)
         let up = flows.first { $0.request?.method == "POST" && $0.request?.bodyTruncated == true }
         #expect(up?.request?.body == Array(upload.prefix(1 << 20)))
     }
