@@ -66,6 +66,9 @@ public struct ForwardProxyMachine {
         case openTunnel(UpstreamTarget, leftover: [UInt8])
         /// One exchange finished (successfully or not): hand it to inspection.
         case completed(CapturedExchange)
+        /// The origin accepted an `Upgrade` (101, e.g. WebSocket): from now on bytes are copied both
+        /// ways untouched. The leftovers are bytes already received after the request / the 101 head.
+        case switchProtocols(clientLeftover: [UInt8], upstreamLeftover: [UInt8])
     }
 
     enum Phase: Equatable {
@@ -103,6 +106,8 @@ public struct ForwardProxyMachine {
     var responseHeadSent = false
     /// Where the current exchange goes.
     var currentTarget: UpstreamTarget?
+    /// The `Upgrade` value the client asked for on the current request (nil = no upgrade).
+    var upgradeRequested: String?
     /// Monotonic clock in ms, set by the driver before each input (for timings).
     public var now: UInt64 = 0
 
@@ -270,6 +275,11 @@ public struct ForwardProxyMachine {
         out.version = .http11
         let expectsContinue = head.headers["Expect"].map { $0.lowercased().contains("100-continue") } ?? false
         HopByHopHeaders.strip(&out.headers)
+        upgradeRequested = Self.requestedUpgrade(head.headers)
+        if let upgrade = upgradeRequested {
+            out.headers.add(name: "Connection", value: "Upgrade")
+            out.headers.add(name: "Upgrade", value: upgrade)
+        }
         out.headers.remove(name: "Expect")
         if chunked { out.headers.remove(name: "Content-Length") }
         if configuration.tunnelTarget == nil || !out.headers.contains("Host") {
@@ -328,8 +338,12 @@ public struct ForwardProxyMachine {
             guard let part else { return }
             switch part {
             case .head(let head):
+                if head.status == 101, let upgrade = upgradeRequested, requestDone {
+                    switchProtocols(head, upgrade: upgrade, stream: &stream, &actions)
+                    return
+                }
                 if head.status >= 100 && head.status < 200 {
-                    continue  // interim (we answered 100 Continue ourselves; Upgrade is not forwarded)
+                    continue  // interim (we answered 100 Continue ourselves)
                 }
                 startResponse(head, &actions)
             case .body(let chunk):
@@ -350,6 +364,33 @@ public struct ForwardProxyMachine {
                 return
             }
         }
+    }
+
+    /// 101 Switching Protocols to an upgrade the client asked for: forward it, record the
+    /// exchange, and hand both connections over to a byte tunnel.
+    private mutating func switchProtocols(_ head: HTTPResponseHead, upgrade: String, stream: inout HTTPResponseStream,
+                                          _ actions: inout [Action]) {
+        var out = head
+        HopByHopHeaders.strip(&out.headers)
+        out.headers.add(name: "Connection", value: "Upgrade")
+        out.headers.add(name: "Upgrade", value: head.headers["Upgrade"] ?? upgrade)
+        actions.append(.sendClient(out.serialized))
+        exchange?.responseHead = head
+        exchange?.responseStartedMonotonic = now
+        exchange?.finishedMonotonic = now
+        if let e = exchange { actions.append(.completed(e)) }
+        exchange = nil
+        let upstreamLeftover = stream.takeTunnelBytes()
+        responses = nil
+        phase = .tunnel
+        actions.append(.switchProtocols(clientLeftover: requests.takeBuffered(), upstreamLeftover: upstreamLeftover))
+    }
+
+    /// The protocol a request asks to upgrade to (`Connection: upgrade` + `Upgrade: X`), or nil.
+    static func requestedUpgrade(_ headers: HTTPHeaders) -> String? {
+        guard HopByHopHeaders.connectionTokens(headers).contains("upgrade"),
+              let value = headers["Upgrade"], !value.trimmingSpaces().isEmpty else { return nil }
+        return value.trimmingSpaces()
     }
 
     private mutating func startResponse(_ head: HTTPResponseHead, _ actions: inout [Action]) {

@@ -114,6 +114,17 @@ struct HTTPResponseStream {
         return nil
     }
 
+    /// After a 101 head: the bytes that followed it (they belong to the new protocol).
+    mutating func takeTunnelBytes() -> [UInt8] {
+        var out: [UInt8] = []
+        while position < events.count {
+            if case .tunnel(let b) = events[position] { out.append(contentsOf: b) }
+            position += 1
+        }
+        out.append(contentsOf: parser.startTunnel())
+        return out
+    }
+
     /// The origin closed: ends a close-delimited body (`.end`), or throws when the response is incomplete.
     mutating func finish() throws(HTTPParseError) -> HTTPStreamPart<HTTPResponseHead>? {
         if let failure { throw failure }

@@ -63,7 +63,18 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             }
         case .rawTunnel:
             interception?.noteClientBytes(bytes, session: self)
-            upstream?.send(bytes)
+            if let tls = clientTLS {
+                do {
+                    let step = try tls.receive(bytes)
+                    if !step.toPeer.isEmpty { client.send(step.toPeer) }
+                    upstream?.send(step.plaintext)
+                    if step.closed { finishTunnel(error: nil) }
+                } catch {
+                    finishTunnel(error: nil)
+                }
+            } else {
+                upstream?.send(bytes)
+            }
             updateReading()
         case .intercepting:
             interception?.clientBytes(bytes, session: self)
@@ -121,7 +132,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             feed(.upstreamBytes(bytes))
         case .rawTunnel:
             interception?.noteUpstreamBytes(bytes)
-            client.send(bytes)
+            sendToClient(bytes)
             updateReading()
         default: break
         }
@@ -195,6 +206,11 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
                 openTunnel(target, leftover: leftover)
             case .completed(let exchange):
                 record(exchange)
+            case .switchProtocols(let clientLeftover, let upstreamLeftover):
+                // WebSocket and other upgrades: copy bytes both ways (through TLS when intercepted).
+                mode = .rawTunnel
+                upstream?.send(clientLeftover)
+                sendToClient(upstreamLeftover)
             }
         }
     }

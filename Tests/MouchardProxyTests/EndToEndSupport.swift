@@ -124,6 +124,19 @@ class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         path = self.path.split("?")[0]
         q = self.query()
+        if path == "/upgrade" and self.headers.get("Upgrade", "").lower() == "echo":
+            # A toy protocol after 101: every byte is echoed until the client closes.
+            self.send_response(101)
+            self.send_header("Upgrade", "echo")
+            self.send_header("Connection", "Upgrade")
+            self.end_headers()
+            self.wfile.flush()
+            while True:
+                data = self.connection.recv(65536)
+                if not data: break
+                self.connection.sendall(data)
+            self.close_connection = True
+            return
         if path == "/bytes":
             self.send(200, body_bytes(int(q.get("n", "0")), int(q.get("seed", "1"))), [("Content-Type", "application/octet-stream")])
         elif path == "/chunked":

@@ -31,6 +31,7 @@ import MouchardWire
                 case .completed(let e):
                     exchanges.append(e)
                     log.append("completed")
+                case .switchProtocols(let c, let u): log.append("switch +\(c.count) +\(u.count)")
                 }
             }
         }
@@ -212,6 +213,30 @@ import MouchardWire
         #expect(p.takeUpstream().hasPrefix("GET /v1?idfa=1 HTTP/1.1\r\nHost: api.test\r\n"))
         p.upstream("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
         #expect(p.exchanges.first?.scheme == "https")
+    }
+
+    @Test func webSocketUpgradeIsForwardedAndBecomesATunnel() {
+        var p = Playbook()
+        p.client("GET http://ws.test/chat HTTP/1.1\r\nHost: ws.test\r\nConnection: keep-alive, Upgrade\r\n" +
+                 "Upgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        let sent = p.takeUpstream()
+        #expect(sent.contains("Connection: Upgrade\r\n"))
+        #expect(sent.contains("Upgrade: websocket\r\n"))
+        #expect(sent.contains("Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"))
+        p.upstream("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+                   "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n\u{01}\u{02}hi")
+        let answer = p.takeClient()
+        #expect(answer.hasPrefix("HTTP/1.1 101 Switching Protocols\r\n"))
+        #expect(answer.contains("Upgrade: websocket\r\n"))
+        #expect(p.log == ["connect http://ws.test:80", "completed", "switch +0 +4"])
+        #expect(p.exchanges.first?.responseHead?.status == 101)
+        #expect(p.machine.wantsClientPaused)  // the machine is out of the way: the driver copies bytes
+    }
+
+    @Test func upgradeWithoutConnectionTokenIsNotForwarded() {
+        var p = Playbook()
+        p.client("GET http://ws.test/ HTTP/1.1\r\nHost: ws.test\r\nUpgrade: websocket\r\n\r\n")
+        #expect(!p.takeUpstream().contains("Upgrade"))
     }
 
     @Test func onboardingRequestsAreAnsweredLocallyAndNotRecorded() {

@@ -175,6 +175,43 @@ import MouchardProxy
         #expect(Int(tunnel?.extras["_bytesDown"] ?? "0") ?? 0 > 50_000)
     }
 
+    @Test func upgradedConnectionsAreTunneledPlainAndIntercepted() throws {
+        let origins = try OriginFixture()
+        defer { origins.stop() }
+        let proxy = try ProxyFixture(origins: origins)
+        guard let python = which("python3") else { throw CLIFailure("python3 is needed") }
+        // A raw client: Upgrade through the proxy (absolute-form, then inside an intercepted CONNECT),
+        // then bytes both ways on the upgraded connection.
+        let script = """
+        import socket, ssl
+        def upgrade(sock, target, host):
+            sock.sendall(("GET %s HTTP/1.1\\r\\nHost: %s\\r\\nConnection: Upgrade\\r\\nUpgrade: echo\\r\\n\\r\\n" % (target, host)).encode())
+            head = b""
+            while b"\\r\\n\\r\\n" not in head: head += sock.recv(1)
+            assert head.startswith(b"HTTP/1.1 101"), head
+            for msg in [b"hello", b"x" * 100000]:
+                sock.sendall(msg)
+                got = b""
+                while len(got) < len(msg): got += sock.recv(65536)
+                assert got == msg
+            return "ok"
+        plain = socket.create_connection(("127.0.0.1", \(proxy.address.port)), timeout=20)
+        print(upgrade(plain, "http://127.0.0.1:\(origins.httpPort)/upgrade", "127.0.0.1:\(origins.httpPort)"))
+        raw = socket.create_connection(("127.0.0.1", \(proxy.address.port)), timeout=20)
+        raw.sendall(b"CONNECT localhost:\(origins.httpsPort) HTTP/1.1\\r\\nHost: localhost:\(origins.httpsPort)\\r\\n\\r\\n")
+        head = b""
+        while b"\\r\\n\\r\\n" not in head: head += raw.recv(1)
+        tls = ssl.create_default_context(cafile="\(proxy.caPath)").wrap_socket(raw, server_hostname="localhost")
+        print(upgrade(tls, "/upgrade", "localhost:\(origins.httpsPort)"))
+        """
+        let run = try runProcess(python, ["-c", script], timeout: 60)
+        #expect(String(decoding: run.output, as: UTF8.self) == "ok\nok\n")
+        proxy.stop()
+        let flows = try proxy.flows()
+        #expect(flows.map { $0.response?.status } == [101, 101])
+        #expect(Set(flows.map(\.transport)) == [.http, .https])
+    }
+
     @Test func upstreamFailuresAndLoopsAreAnsweredByTheProxy() throws {
         let origins = try OriginFixture()
         defer { origins.stop() }
