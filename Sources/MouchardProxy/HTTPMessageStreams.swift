@@ -48,13 +48,7 @@ struct HTTPRequestStream {
 
     /// Everything after the CONNECT head that is not HTTP: the first bytes of the tunnel.
     mutating func takeBuffered() -> [UInt8] {
-        var out: [UInt8] = []
-        while position < events.count {
-            if case .tunnel(let b) = events[position] { out.append(contentsOf: b) }
-            position += 1
-        }
-        out.append(contentsOf: parser.startTunnel())
-        return out
+        tunnelBytes(events, from: &position) + parser.startTunnel()
     }
 
     private mutating func compact() {
@@ -116,13 +110,7 @@ struct HTTPResponseStream {
 
     /// After a 101 head: the bytes that followed it (they belong to the new protocol).
     mutating func takeTunnelBytes() -> [UInt8] {
-        var out: [UInt8] = []
-        while position < events.count {
-            if case .tunnel(let b) = events[position] { out.append(contentsOf: b) }
-            position += 1
-        }
-        out.append(contentsOf: parser.startTunnel())
-        return out
+        tunnelBytes(events, from: &position) + parser.startTunnel()
     }
 
     /// The origin closed: ends a close-delimited body (`.end`), or throws when the response is incomplete.
@@ -136,4 +124,14 @@ struct HTTPResponseStream {
         }
         return last
     }
+}
+
+/// The bytes of the `tunnel` events from `position` on (consumed), for a connection leaving HTTP/1.
+private func tunnelBytes<Head>(_ events: [HTTPParserEvent<Head>], from position: inout Int) -> [UInt8] {
+    var out: [UInt8] = []
+    while position < events.count {
+        if case .tunnel(let b) = events[position] { out.append(contentsOf: b) }
+        position += 1
+    }
+    return out
 }
