@@ -60,7 +60,10 @@ let package = Package(
         .testTarget(name: "MouchardStoreTests", dependencies: ["MouchardStore", "MouchardFlow", "MouchardWire"]),
         .testTarget(name: "MouchardInspectionTests", dependencies: ["MouchardInspection", "MouchardFlow", "MouchardCodec", "MouchardWire"]),
         .testTarget(name: "MouchardSnifferTests", dependencies: ["MouchardSniffer", "MouchardCapture", "MouchardFlow"]),
-        .testTarget(name: "MouchardProxyTests", dependencies: ["MouchardProxy", "MouchardTLS", "MouchardPosix"]),
+        .testTarget(name: "MouchardProxyTests", dependencies: [
+            "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardWire", "MouchardFlow", "MouchardInspection",
+            "MouchardStore", "MouchardCodec",
+        ]),
         .testTarget(name: "MouchardReportTests", dependencies: ["MouchardReport", "MouchardInspection"],
                     resources: [.copy("Resources")]),
         .testTarget(name: "MouchardCLITests", dependencies: ["MouchardCLI"]),

@@ -16,6 +16,7 @@ public enum Mouchard {
         ReportCommand.self,
         SniffCommand.self,
         CACommand.self,
+        ProxyCommand.self,
     ]
 
     public static let exitUsage: Int32 = 64

@@ -59,4 +59,122 @@ static inline int mouchard_sk_GENERAL_NAME_push(GENERAL_NAMES *names, GENERAL_NA
     return sk_GENERAL_NAME_push(names, name);
 }
 
+/* ======================================================================================
+ * MouchardPosix (proxy engineer): sockets, epoll, eventfd, SO_ORIGINAL_DST.
+ * `struct epoll_event` is packed on x86_64, which Swift imports badly: these helpers take and
+ * return its two fields separately. Everything here is used only by MouchardPosix.
+ * ====================================================================================== */
+#include <errno.h>
+#include <string.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#ifndef SO_ORIGINAL_DST
+#define SO_ORIGINAL_DST 80
+#endif
+
+enum {
+    MOUCHARD_EPOLLIN = EPOLLIN,
+    MOUCHARD_EPOLLOUT = EPOLLOUT,
+    MOUCHARD_EPOLLERR = EPOLLERR,
+    MOUCHARD_EPOLLHUP = EPOLLHUP,
+    MOUCHARD_EPOLLRDHUP = EPOLLRDHUP,
+};
+static const uint32_t MOUCHARD_EPOLLET = (uint32_t)EPOLLET;
+
+/// errno of the calling thread (a macro in glibc).
+static inline int mouchard_errno(void) { return errno; }
+
+/// epoll_ctl with the event mask and the 64-bit user data passed separately.
+static inline int mouchard_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
+    struct epoll_event ev;
+    ev.events = events;
+    ev.data.u64 = data;
+    return epoll_ctl(epfd, op, fd, &ev);
+}
+
+/// epoll_wait that unpacks up to `max` (≤ 512) events into two plain arrays.
+static inline int mouchard_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max, int timeout_ms) {
+    struct epoll_event evs[512];
+    if (max > 512) max = 512;
+    int n = epoll_wait(epfd, evs, max, timeout_ms);
+    for (int i = 0; i < n; i++) { events[i] = evs[i].events; data[i] = evs[i].data.u64; }
+    return n;
+}
+
+static inline int mouchard_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+static inline int mouchard_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+/// A non-blocking, close-on-exec TCP socket of `family` (AF_INET or AF_INET6).
+static inline int mouchard_tcp_socket(int family) {
+    return socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+}
+
+/* accept4 is declared only under _GNU_SOURCE, which must not leak into the OpenSSL section above. */
+extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
+
+/// accept4 returning a non-blocking, close-on-exec socket.
+static inline int mouchard_accept(int fd, struct sockaddr_storage *addr, socklen_t *len) {
+    return accept4(fd, (struct sockaddr *)addr, len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+static inline int mouchard_set_int_option(int fd, int level, int name, int value) {
+    return setsockopt(fd, level, name, &value, sizeof(value));
+}
+
+static inline int mouchard_so_error(int fd) {
+    int err = 0;
+    socklen_t len = sizeof(err);
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) return errno;
+    return err;
+}
+
+/// The destination a NAT redirect rewrote (transparent mode), IPv4 only.
+static inline int mouchard_original_dst(int fd, struct sockaddr_storage *addr, socklen_t *len) {
+    return getsockopt(fd, SOL_IP, SO_ORIGINAL_DST, addr, len);
+}
+
+static inline int mouchard_sol_socket(void) { return SOL_SOCKET; }
+static inline int mouchard_so_reuseaddr(void) { return SO_REUSEADDR; }
+static inline int mouchard_so_reuseport(void) { return SO_REUSEPORT; }
+static inline int mouchard_ipproto_tcp(void) { return IPPROTO_TCP; }
+static inline int mouchard_tcp_nodelay(void) { return TCP_NODELAY; }
+static inline int mouchard_ipproto_ipv6(void) { return IPPROTO_IPV6; }
+static inline int mouchard_ipv6_v6only(void) { return IPV6_V6ONLY; }
+static inline int mouchard_shut_wr(void) { return SHUT_WR; }
+/// send() that never raises SIGPIPE.
+static inline ssize_t mouchard_send(int fd, const void *buf, size_t len) { return send(fd, buf, len, MSG_NOSIGNAL); }
+
+/// getaddrinfo for TCP; results go to `out` (up to `max` addresses), returns the count or a negative EAI code.
+static inline int mouchard_resolve_tcp(const char *host, const char *port, struct sockaddr_storage *out,
+                                       socklen_t *lens, int max) {
+    struct addrinfo hints = {0};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_protocol = IPPROTO_TCP;
+    hints.ai_flags = AI_ADDRCONFIG;
+    struct addrinfo *res = NULL;
+    int rc = getaddrinfo(host, port, &hints, &res);
+    if (rc != 0) return rc < 0 ? rc : -rc;
+    int n = 0;
+    for (struct addrinfo *ai = res; ai != NULL && n < max; ai = ai->ai_next) {
+        if (ai->ai_addrlen > sizeof(struct sockaddr_storage)) continue;
+        memcpy(&out[n], ai->ai_addr, ai->ai_addrlen);
+        lens[n] = ai->ai_addrlen;
+        n++;
+    }
+    freeaddrinfo(res);
+    return n;
+}
+
+
 #endif

@@ -1,0 +1,199 @@
+import Foundation
+import MouchardInspection
+import MouchardPosix
+import MouchardProxy
+import MouchardStore
+import MouchardTLS
+
+/// `mouchard proxy`: the intercepting forward proxy with the live audit. Runs until SIGINT/SIGTERM,
+/// then flushes the session and prints a summary.
+struct ProxyCommand: MouchardCommand {
+    static let spec = CommandSpec(
+        name: "proxy",
+        abstract: "run the intercepting HTTP(S) proxy and report leaks live",
+        usage: "[--listen 127.0.0.1:8080] [--device FILE] [--session S] [--ignore-host RE]... [--ssl-keylog FILE] [--threads N]",
+        discussion: """
+        Point the test phone's proxy setting at the listen address and install the CA from
+        http://mouchard.ca/ (through the proxy). Each finding prints one line as it happens; every
+        exchange is stored in the session (captures/NAME/session.sqlite).
+        examples:
+          mouchard proxy --device phone.json --session app-test
+          mouchard proxy --listen 0.0.0.0:8080 --allow-remote --ignore-host '\\.apple\\.com$'
+        """,
+        options: [
+            OptionSpec("--listen", value: "ADDR:PORT", help: "address to listen on (default 127.0.0.1:8080)"),
+            OptionSpec("--device", value: "FILE", help: "device profile: the phone's identifiers to look for"),
+            OptionSpec("--session", value: "S", help: "session name (captures/S) or path (default: proxy-DATE-TIME)"),
+            OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules)"),
+            OptionSpec("--first-party", value: "DOMAIN", help: "the app's own domain (not a third party)", repeatable: true),
+            OptionSpec("--ignore-host", value: "RE", help: "tunnel matching hosts untouched (SNI still recorded)", repeatable: true),
+            OptionSpec("--ssl-keylog", value: "FILE", help: "write TLS secrets of both sides (NSS key log format)"),
+            OptionSpec("--threads", value: "N", help: "event loops (default: one per core)"),
+            OptionSpec("--home", value: "DIR", help: "CA directory (default $MOUCHARD_HOME or ~/.mouchard)"),
+            OptionSpec("--upstream-ca", value: "FILE", help: "extra trust anchor (PEM) for origin certificates"),
+            OptionSpec("--insecure-upstream", help: "do not verify origin certificates (dangerous)"),
+            OptionSpec("--allow-remote", help: "allow listening on a non-loopback address"),
+            OptionSpec("--no-store", help: "do not write a session (inspect and print only)"),
+            OptionSpec("--quiet", short: "-q", help: "no finding lines (summary only)"),
+            OptionSpec("--log-flows", help: "print one line per exchange"),
+        ])
+
+    static func run(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
+        let listenText = args.value("--listen") ?? "127.0.0.1:8080"
+        guard let listen = SocketAddress(parsing: listenText) else {
+            throw UsageError("--listen wants a numeric ADDRESS:PORT such as 127.0.0.1:8080 or [::1]:8080, not '\(listenText)'")
+        }
+        if !listen.isLoopback {
+            guard args.flag("--allow-remote") else {
+                throw UsageError("--listen \(listenText) is not a loopback address: add --allow-remote to accept the risk")
+            }
+            io.err("mouchard: warning: listening on \(listen): anyone who can reach this address can use the proxy " +
+                   "(an open proxy) and will see the CA onboarding page; use it on a trusted network only\n")
+        }
+        var threads = EventLoopGroup.defaultThreadCount
+        if let t = args.value("--threads") {
+            guard let n = Int(t), (1...256).contains(n) else { throw UsageError("--threads wants a number from 1 to 256") }
+            threads = n
+        }
+        if args.flag("--insecure-upstream") {
+            io.err("mouchard: WARNING: --insecure-upstream: origin certificates are NOT verified; " +
+                   "anyone on the path to the origins can read and change this traffic\n")
+        }
+        let ignore = args.all("--ignore-host")
+        for pattern in ignore {
+            do { _ = try IgnoreHostPattern(pattern) } catch { throw UsageError("--ignore-host '\(pattern)' is not a valid regular expression") }
+        }
+
+        // Inspection: rules (optional directory), tracker directory, device profile.
+        let (rules, rulesDirectory) = try loadRules(args.value("--rules"), io: io)
+        var profile: DeviceProfile?
+        if let path = args.value("--device") {
+            let full = absolute(path, io)
+            guard let data = FileManager.default.contents(atPath: full) else { throw CLIError("\(path): cannot read the device profile") }
+            profile = try DeviceProfile.load([UInt8](data), file: path)
+        }
+        let inspector = Inspector(rules: rules, profile: profile,
+                                  attribution: try attribution(rulesDirectory: rulesDirectory, firstParty: args.all("--first-party")))
+
+        // Session store.
+        var store: SessionStore?
+        if !args.flag("--no-store") {
+            let name = args.value("--session") ?? defaultSessionName()
+            let directory = try SessionStore.resolve(session: name, currentDirectory: io.currentDirectory)
+            let s = try SessionStore(directory: directory, create: true)
+            try s.setMetadata("proxy", for: SessionStore.MetadataKey.source)
+            try s.setMetadata(Mouchard.version, for: SessionStore.MetadataKey.toolVersion)
+            store = s
+        }
+
+        // TLS interception.
+        let settings = InterceptionSettings(authorityDirectory: args.value("--home").map { absolute($0, io) } ?? MouchardHome.directory(),
+                                            upstreamCAFile: args.value("--upstream-ca").map { absolute($0, io) },
+                                            insecureUpstream: args.flag("--insecure-upstream"),
+                                            keyLogPath: args.value("--ssl-keylog").map { absolute($0, io) })
+        let interceptor = try TLSInterceptor(settings: settings)
+
+        let audit = LiveAudit(inspector: inspector, store: store,
+                              console: LiveAudit.Console(quiet: args.flag("--quiet"), logFlows: args.flag("--log-flows"),
+                                                         write: io.out))
+        let configuration = ProxyConfiguration(listen: listen, threads: threads, ignoreHosts: ignore,
+                                               interception: settings)
+        let server = ProxyServer(configuration: configuration, sink: audit.sink, interceptor: interceptor,
+                                 localResponder: interceptor.onboardingResponder)
+
+        let stop = ShutdownSignal()
+        let bound = try server.start()
+        io.err("mouchard: proxy listening on \(bound) (\(threads) event loop\(threads == 1 ? "" : "s"))\n")
+        io.err("mouchard: CA \(interceptor.authority.certificatePath)" +
+               (interceptor.authority.wasCreated ? " (created now)" : "") +
+               "; install it from http://mouchard.ca/ through the proxy\n")
+        if let store { io.err("mouchard: session \(store.directory)\n") }
+        stop.wait()
+        io.err("mouchard: stopping...\n")
+        server.stop()
+        audit.finish()
+        let summary = audit.summary
+        var text = "mouchard: \(summary.flows) flow\(summary.flows == 1 ? "" : "s"), \(summary.findings) finding"
+        text += summary.findings == 1 ? "" : "s"
+        if !summary.findingsByCategory.isEmpty {
+            text += " (" + summary.findingsByCategory.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
+        }
+        text += ", \(summary.hosts.count) host\(summary.hosts.count == 1 ? "" : "s")"
+        if let s = server.statistics, s.rejectedCertificates > 0 {
+            text += ", \(s.rejectedCertificates) TLS connection\(s.rejectedCertificates == 1 ? "" : "s") rejected our certificate"
+        }
+        let dropped = audit.sink.counts.dropped
+        if dropped > 0 { text += ", \(dropped) flows NOT recorded (the audit fell behind)" }
+        if let store { text += "; session \(store.directory)" }
+        io.err(text + "\n")
+        return 0
+    }
+
+    static func absolute(_ path: String, _ io: CommandIO) -> String {
+        path.hasPrefix("/") ? path : io.currentDirectory + "/" + path
+    }
+
+    static func defaultSessionName() -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.dateFormat = "yyyyMMdd-HHmmss"
+        return "proxy-" + f.string(from: Date())
+    }
+
+    /// Company and first/third party of each destination, from `trackers.json` in the rule directory.
+    static func attribution(rulesDirectory: String?, firstParty: [String]) throws -> any DestinationAttributing {
+        var trackers: TrackerDirectory?
+        if let dir = rulesDirectory, let data = FileManager.default.contents(atPath: dir + "/trackers.json") {
+            trackers = try TrackerDirectory(jsonData: data, file: dir + "/trackers.json")
+        }
+        let policy = FirstPartyPolicy(explicitDomains: firstParty, trackers: trackers)
+        let directory = trackers
+        return ClosureAttribution { host in
+            let d = FindingDestination(host: host, trackers: directory, policy: policy)
+            return DestinationInfo(company: d.tracker, category: d.trackerCategory, thirdParty: d.thirdParty)
+        }
+    }
+
+    /// Rules from `--rules`, `$MOUCHARD_RULES` or `./Rules` (and that directory); none found → no pattern rules.
+    static func loadRules(_ option: String?, io: CommandIO) throws -> (RuleSet, String?) {
+        var candidates: [String] = []
+        if let o = option { candidates.append(absolute(o, io)) }
+        if let env = ProcessInfo.processInfo.environment["MOUCHARD_RULES"] { candidates.append(env) }
+        candidates.append(io.currentDirectory + "/Rules")
+        let fm = FileManager.default
+        for dir in candidates {
+            var isDir: ObjCBool = false
+            guard fm.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+                if option != nil && dir == candidates.first { throw CLIError("\(option ?? dir): no such rule directory") }
+                continue
+            }
+            let files = (try? fm.contentsOfDirectory(atPath: dir))?.filter { $0.hasSuffix(".json") && $0 != "trackers.json" }.sorted() ?? []
+            var sets: [RuleSet] = []
+            for file in files {
+                guard let data = fm.contents(atPath: dir + "/" + file) else { continue }
+                sets.append(try RuleFileLoader.load([UInt8](data), file: file))
+            }
+            return (try RuleFileLoader.merge(sets), dir)
+        }
+        io.err("mouchard: note: no Rules/ directory found; only the device profile's values are looked for\n")
+        return (RuleSet(), nil)
+    }
+}
+
+/// Blocks until SIGINT or SIGTERM arrives.
+final class ShutdownSignal: @unchecked Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private var sources: [DispatchSourceSignal] = []
+
+    init() {
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { [semaphore] in semaphore.signal() }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func wait() { semaphore.wait() }
+}

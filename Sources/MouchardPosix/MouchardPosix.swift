@@ -1,1 +1,0 @@
-// MouchardPosix: placeholder until its issue lands (see README "Architecture").

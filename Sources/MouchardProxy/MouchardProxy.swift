@@ -1,1 +1,0 @@
-// MouchardProxy: placeholder until its issue lands (see README "Architecture").

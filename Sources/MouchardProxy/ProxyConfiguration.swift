@@ -1,0 +1,43 @@
+import Foundation
+import MouchardPosix
+
+/// Everything `mouchard proxy` can be told: where to listen, how many loops, what to tunnel
+/// untouched, how long to wait, how much of each body the inspection sees, upstream TLS trust.
+public struct ProxyConfiguration: Sendable {
+    public var listen: SocketAddress
+    public var threads: Int
+    /// Hosts (CONNECT host or SNI) matching one of these are tunneled without interception.
+    public var ignoreHosts: [String]
+    /// Bytes of each body kept for inspection (the rest is forwarded, not kept).
+    public var bodyCaptureLimit: Int
+    public var connectTimeoutMilliseconds: UInt64
+    /// How long a request may wait for the start of its response.
+    public var responseTimeoutMilliseconds: UInt64
+    /// An idle keep-alive client connection is closed after this.
+    public var clientIdleTimeoutMilliseconds: UInt64
+    /// An idle pooled upstream connection is closed after this.
+    public var upstreamIdleTimeoutMilliseconds: UInt64
+    /// A tunnel with no traffic either way is closed after this.
+    public var tunnelIdleTimeoutMilliseconds: UInt64
+    public var maxIdleUpstreamsPerTarget: Int
+    /// TLS interception settings; nil = CONNECT is always tunneled untouched (metadata only).
+    public var interception: InterceptionSettings?
+
+    public init(listen: SocketAddress, threads: Int = EventLoopGroup.defaultThreadCount, ignoreHosts: [String] = [],
+                bodyCaptureLimit: Int = 16 << 20, connectTimeoutMilliseconds: UInt64 = 10_000,
+                responseTimeoutMilliseconds: UInt64 = 60_000, clientIdleTimeoutMilliseconds: UInt64 = 120_000,
+                upstreamIdleTimeoutMilliseconds: UInt64 = 30_000, tunnelIdleTimeoutMilliseconds: UInt64 = 600_000,
+                maxIdleUpstreamsPerTarget: Int = 64, interception: InterceptionSettings? = nil) {
+        self.listen = listen
+        self.threads = threads
+        self.ignoreHosts = ignoreHosts
+        self.bodyCaptureLimit = bodyCaptureLimit
+        self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
+        self.responseTimeoutMilliseconds = responseTimeoutMilliseconds
+        self.clientIdleTimeoutMilliseconds = clientIdleTimeoutMilliseconds
+        self.upstreamIdleTimeoutMilliseconds = upstreamIdleTimeoutMilliseconds
+        self.tunnelIdleTimeoutMilliseconds = tunnelIdleTimeoutMilliseconds
+        self.maxIdleUpstreamsPerTarget = maxIdleUpstreamsPerTarget
+        self.interception = interception
+    }
+}

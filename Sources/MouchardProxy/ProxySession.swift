@@ -1,0 +1,477 @@
+import Foundation
+import MouchardFlow
+import MouchardPosix
+import MouchardWire
+
+/// One client connection of the proxy: drives a `ForwardProxyMachine` with socket events and
+/// carries out its actions, manages the upstream connection (pooled per target), backpressure
+/// (a side stops being read while the other's output is above the high-water mark), timeouts,
+/// and CONNECT tunnels (raw, or intercepted through `TunnelInterception`).
+final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
+    enum Mode {
+        /// HTTP requests (plain, or decrypted inside an intercepted tunnel).
+        case http
+        /// Bytes copied both ways untouched.
+        case rawTunnel
+        /// Waiting for the ClientHello / the upstream handshake / our handshake with the client.
+        case intercepting
+        case closed
+    }
+
+    let context: LoopContext
+    let client: StreamConnection
+    let clientAddress: SocketAddress
+    var machine: ForwardProxyMachine
+    var upstream: UpstreamLink?
+    var mode: Mode = .http
+    /// Decrypts the client side once a tunnel is intercepted.
+    var clientTLS: ClientTLS?
+    var interception: TunnelInterception?
+    /// Facts about the tunnel this session carries (CONNECT target, SNI, ALPN, TLS version).
+    var tunnel: TunnelFacts?
+
+    init(context: LoopContext, client: StreamConnection, clientAddress: SocketAddress) {
+        self.context = context
+        self.client = client
+        self.clientAddress = clientAddress
+        self.machine = ForwardProxyMachine(configuration: context.shared.machineConfiguration(scheme: "http", tunnelTarget: nil))
+    }
+
+    var shared: ProxyShared { context.shared }
+    var loop: EventLoop { context.loop }
+
+    // MARK: - Client side
+
+    func streamConnected(_ stream: StreamConnection, error: PosixError?) {}
+
+    func stream(_ stream: StreamConnection, received bytes: [UInt8]) {
+        switch mode {
+        case .http:
+            if let tls = clientTLS {
+                let step: TLSStep
+                do {
+                    step = try tls.receive(bytes)
+                } catch {
+                    close()
+                    return
+                }
+                if !step.toPeer.isEmpty { client.send(step.toPeer) }
+                if !step.plaintext.isEmpty { feed(.clientBytes(step.plaintext)) }
+                if step.closed { feed(.clientEnded) }
+            } else {
+                feed(.clientBytes(bytes))
+            }
+        case .rawTunnel:
+            interception?.noteClientBytes(bytes, session: self)
+            if let tls = clientTLS {
+                do {
+                    let step = try tls.receive(bytes)
+                    if !step.toPeer.isEmpty { client.send(step.toPeer) }
+                    upstream?.send(step.plaintext)
+                    if step.closed { finishTunnel(error: nil) }
+                } catch {
+                    finishTunnel(error: nil)
+                }
+            } else {
+                upstream?.send(bytes)
+            }
+            updateReading()
+        case .intercepting:
+            interception?.clientBytes(bytes, session: self)
+        case .closed:
+            break
+        }
+    }
+
+    func streamEnded(_ stream: StreamConnection, error: PosixError?) {
+        switch mode {
+        case .http:
+            feed(.clientEnded)
+        case .rawTunnel:
+            finishTunnel(error: nil)
+        case .intercepting:
+            interception?.clientEnded(session: self)
+        case .closed:
+            break
+        }
+    }
+
+    func streamDrained(_ stream: StreamConnection) {
+        updateReading()
+    }
+
+    // MARK: - Upstream side
+
+    func upstreamReady(_ link: UpstreamLink) {
+        guard link === upstream else { return }
+        switch mode {
+        case .http: feed(.upstreamConnected)
+        case .intercepting: interception?.upstreamReady(link, session: self)
+        case .rawTunnel: rawTunnelConnected()
+        case .closed: break
+        }
+    }
+
+    func upstreamFailed(_ link: UpstreamLink, _ failure: UpstreamFailure) {
+        guard link === upstream else { return }
+        upstream = nil
+        if retryOnFreshConnection(link) { return }
+        switch mode {
+        case .http: feed(.upstreamFailed(failure))
+        case .intercepting: interception?.upstreamFailed(failure, session: self)
+        case .rawTunnel: rawTunnelFailed(failure)
+        case .closed: break
+        }
+    }
+
+    func upstream(_ link: UpstreamLink, received bytes: [UInt8]) {
+        guard link === upstream else { return }
+        switch mode {
+        case .http:
+            retry.responseSeen = true
+            feed(.upstreamBytes(bytes))
+        case .rawTunnel:
+            interception?.noteUpstreamBytes(bytes)
+            sendToClient(bytes)
+            updateReading()
+        default: break
+        }
+    }
+
+    func upstreamEnded(_ link: UpstreamLink) {
+        guard link === upstream else { return }
+        upstream = nil
+        if retryOnFreshConnection(link) { return }
+        switch mode {
+        case .http: feed(.upstreamEnded)
+        case .rawTunnel: finishTunnel(error: nil)
+        case .intercepting: interception?.upstreamFailed(.closedEarly, session: self)
+        case .closed: break
+        }
+    }
+
+    func upstreamDrained(_ link: UpstreamLink) {
+        updateReading()
+    }
+
+    // MARK: - Driving the machine
+
+    func feed(_ input: ForwardProxyMachine.Input) {
+        machine.now = loop.now
+        perform(machine.handle(input))
+        updateReading()
+    }
+
+    /// Sends plaintext to the client (through TLS when intercepted).
+    func sendToClient(_ bytes: [UInt8]) {
+        if let tls = clientTLS { client.send(tls.encrypt(bytes)) } else { client.send(bytes) }
+    }
+
+    private func perform(_ actions: [ForwardProxyMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .connectUpstream(let target):
+                attachUpstream(target)
+            case .sendUpstream(let bytes):
+                if !retry.overflow {
+                    if retry.sent.count + bytes.count <= RetryState.limit {
+                        retry.sent += bytes
+                    } else {
+                        retry.overflow = true
+                        retry.sent = []
+                    }
+                }
+                upstream?.send(bytes)
+            case .sendClient(let bytes):
+                sendToClient(bytes)
+            case .releaseUpstream:
+                if let u = upstream {
+                    u.servedExchanges += 1
+                    upstream = nil
+                    if clientTLS != nil {
+                        // An intercepted tunnel keeps its upstream: requests in it all go there.
+                        upstream = u
+                    } else {
+                        context.pool.put(u, now: loop.now)
+                    }
+                }
+            case .closeUpstream:
+                upstream?.close()
+                upstream = nil
+            case .closeClient:
+                if let tls = clientTLS { client.send(tls.closeNotify()) }
+                client.closeAfterFlushing()
+                finish()
+            case .openTunnel(let target, let leftover):
+                openTunnel(target, leftover: leftover)
+            case .completed(let exchange):
+                record(exchange)
+            case .switchProtocols(let clientLeftover, let upstreamLeftover):
+                // WebSocket and other upgrades: copy bytes both ways (through TLS when intercepted).
+                mode = .rawTunnel
+                upstream?.send(clientLeftover)
+                sendToClient(upstreamLeftover)
+            }
+        }
+    }
+
+    private func attachUpstream(_ target: UpstreamTarget) {
+        retry = RetryState()
+        if let u = upstream, u.target == target, u.isUsable { return }
+        upstream?.close()
+        upstream = nil
+        if let pooled = context.pool.take(target, for: self) {
+            upstream = pooled
+            return
+        }
+        openLink(target)
+    }
+
+    private func openLink(_ target: UpstreamTarget) {
+        let link = UpstreamLink(target: target, loop: loop, owner: self)
+        if target.tls, let interception {
+            do {
+                link.tls = try interception.makeUpstreamTLS(for: target)
+                link.serverName = interception.serverName
+            } catch {
+                feed(.upstreamFailed(.tlsFailed("\(error)")))
+                return
+            }
+        }
+        upstream = link
+        link.start(resolver: shared.resolver)
+    }
+
+    /// What is needed to resend a request when a reused keep-alive connection turns out to be
+    /// closed by the origin before answering (the usual keep-alive race): one retry, on a fresh
+    /// connection, when the request fitted in `limit` bytes and no response byte arrived.
+    struct RetryState {
+        static let limit = 64 * 1024
+        var sent: [UInt8] = []
+        var overflow = false
+        var responseSeen = false
+        var used = false
+    }
+
+    var retry = RetryState()
+
+    /// Retries the current request on a new connection if the failed link was a reused one.
+    private func retryOnFreshConnection(_ link: UpstreamLink) -> Bool {
+        guard mode == .http, machine.isBusy, link.servedExchanges > 0, !retry.used, !retry.overflow,
+              !retry.responseSeen, !retry.sent.isEmpty else { return false }
+        retry.used = true
+        let bytes = retry.sent
+        openLink(link.target)
+        upstream?.send(bytes)
+        return upstream != nil
+    }
+
+    /// Stops reading a side whose peer cannot keep up (or whose bytes the machine cannot take yet).
+    func updateReading() {
+        guard mode != .closed else { return }
+        let upstreamFull = upstream?.isAboveHighWater ?? false
+        let clientPaused: Bool
+        switch mode {
+        case .http: clientPaused = upstreamFull || machine.wantsClientPaused && !machine.isClosed
+        case .rawTunnel: clientPaused = upstreamFull
+        default: clientPaused = false
+        }
+        if clientPaused { client.pauseReading() } else { client.resumeReading() }
+        if client.isAboveHighWater { upstream?.pauseReading() } else { upstream?.resumeReading() }
+    }
+
+    // MARK: - Tunnels
+
+    private func openTunnel(_ target: UpstreamTarget, leftover: [UInt8]) {
+        shared.statistics.tunnels.wrappingAdd(1, ordering: .relaxed)
+        let facts = TunnelFacts(target: target, started: Date(), startedMonotonic: loop.now)
+        tunnel = facts
+        if shared.interceptor == nil {
+            startRawTunnel(target, leftover: leftover, replied: false)
+            return
+        }
+        // Even an --ignore-host target goes through the ClientHello first, to record its SNI.
+        mode = .intercepting
+        let i = TunnelInterception(target: target)
+        interception = i
+        sendToClient(Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8))
+        if !leftover.isEmpty { i.clientBytes(leftover, session: self) }
+        updateReading()
+    }
+
+    /// Copies bytes both ways. `replied` = the 200 was already sent (SNI-based decision).
+    func startRawTunnel(_ target: UpstreamTarget, leftover: [UInt8], replied: Bool) {
+        mode = .rawTunnel
+        if interception == nil { interception = TunnelInterception(target: target) }
+        interception?.rawReplied = replied
+        interception?.noteClientBytes(leftover, session: self)
+        let link = UpstreamLink(target: UpstreamTarget(host: target.host, port: target.port, tls: false), loop: loop, owner: self)
+        upstream = link
+        link.send(leftover)
+        link.start(resolver: shared.resolver)
+        if !replied { client.pauseReading() }
+    }
+
+    /// The phone accepted our certificate: from now on this connection carries decrypted HTTP.
+    func startInterceptedHTTP(target: UpstreamTarget) {
+        mode = .http
+        machine = ForwardProxyMachine(configuration: shared.machineConfiguration(scheme: "https", tunnelTarget: target))
+        updateReading()
+    }
+
+    private func rawTunnelConnected() {
+        if interception?.rawReplied == false {
+            interception?.rawReplied = true
+            client.send(Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8))
+        }
+        updateReading()
+    }
+
+    private func rawTunnelFailed(_ failure: UpstreamFailure) {
+        if interception?.rawReplied == false {
+            let r = LocalResponse.error(status: failure.status, message: "upstream \(tunnel?.target.authority ?? ""): \(failure)")
+            client.send(ForwardProxyMachine.serialize(r, close: true))
+        }
+        finishTunnel(error: "upstream: \(failure)")
+    }
+
+    /// Ends a raw tunnel (or a failed interception) and records its metadata flow.
+    func finishTunnel(error: String?) {
+        guard mode != .closed else { return }
+        recordTunnelMetadata(error: error)
+        upstream?.close()
+        upstream = nil
+        client.closeAfterFlushing()
+        finish()
+    }
+
+    func recordTunnelMetadata(error: String?) {
+        guard var facts = tunnel else { return }
+        if let i = interception {
+            facts.serverName = facts.serverName ?? i.serverName
+            facts.alpn = facts.alpn.isEmpty ? i.offeredALPN : facts.alpn
+            facts.bytesUp = i.bytesUp
+            facts.bytesDown = i.bytesDown
+        }
+        tunnel = nil
+        let now = loop.now
+        var flow = Flow(id: 0, source: .proxy, transport: .tlsMetadata,
+                        timings: FlowTimings(started: facts.started, connect: upstream?.connectMilliseconds,
+                                             receive: Double(now - facts.startedMonotonic)),
+                        client: Endpoint(address: clientAddress.ip, port: clientAddress.port),
+                        server: serverEndpoint(facts.target),
+                        tls: TLSFacts(serverName: facts.serverName, alpn: facts.alpn, version: facts.version),
+                        error: error)
+        flow.extras["_connect"] = "\"\(facts.target.authority)\""
+        flow.extras["_bytesUp"] = String(facts.bytesUp)
+        flow.extras["_bytesDown"] = String(facts.bytesDown)
+        shared.sink.record(flow)
+    }
+
+    private func serverEndpoint(_ target: UpstreamTarget) -> Endpoint {
+        if let r = upstream?.remote { return Endpoint(address: r.ip, port: r.port) }
+        return Endpoint(address: target.host, port: target.port)
+    }
+
+    // MARK: - Recording
+
+    private func record(_ e: CapturedExchange) {
+        shared.statistics.exchanges.wrappingAdd(1, ordering: .relaxed)
+        if e.error != nil { shared.statistics.failures.wrappingAdd(1, ordering: .relaxed) }
+        let request = HTTPRequest(head: e.requestHead, scheme: e.scheme, fallbackAuthority: e.fallbackAuthority,
+                                  body: e.requestBody.bytes, bodyTruncated: e.requestBody.truncated)
+        let response = e.responseHead.map {
+            HTTPResponse(head: $0, body: e.responseBody.bytes, bodyTruncated: e.responseBody.truncated)
+        }
+        let freshConnect = upstream.flatMap { $0.servedExchanges == 0 ? $0.connectMilliseconds : nil }
+        let timings = FlowTimings(
+            started: e.started, connect: freshConnect,
+            ssl: upstream.flatMap { $0.servedExchanges == 0 ? $0.handshakeMilliseconds : nil },
+            send: e.requestSentMonotonic.map { Double($0 - e.startedMonotonic) },
+            wait: e.responseStartedMonotonic.flatMap { r in e.requestSentMonotonic.map { Double(r >= $0 ? r - $0 : 0) } },
+            receive: e.finishedMonotonic.flatMap { f in e.responseStartedMonotonic.map { Double(f - $0) } })
+        var flow = Flow(id: 0, source: .proxy, transport: e.scheme == "https" ? .https : .http,
+                        request: request, response: response, timings: timings,
+                        client: Endpoint(address: clientAddress.ip, port: clientAddress.port),
+                        server: e.upstream.map { serverEndpoint($0) },
+                        tls: e.scheme == "https" ? TLSFacts(serverName: tunnelServerName, alpn: tunnelALPN, version: tunnelVersion) : nil,
+                        error: e.error)
+        if e.requestBody.truncated { flow.extras["_requestBodySize"] = String(e.requestBody.totalBytes) }
+        if e.responseBody.truncated { flow.extras["_responseBodySize"] = String(e.responseBody.totalBytes) }
+        shared.sink.record(flow)
+    }
+
+    /// TLS facts of the intercepted tunnel carrying this session's requests.
+    var tunnelServerName: String?
+    var tunnelALPN: [String] = []
+    var tunnelVersion: String?
+
+    // MARK: - Life cycle
+
+    func checkTimeouts(now: UInt64) {
+        let c = shared.configuration
+        if let u = upstream { u.checkConnectTimeout(now: now, limit: c.connectTimeoutMilliseconds) }
+        switch mode {
+        case .http:
+            if machine.isBusy {
+                if machine.phase == .response, upstream?.state == .ready,
+                   now - max(client.lastActivity, upstream?.stream?.lastActivity ?? 0) > c.responseTimeoutMilliseconds {
+                    feed(.upstreamFailed(.timedOut("no response within \(c.responseTimeoutMilliseconds / 1000) s")))
+                }
+            } else if now - client.lastActivity > c.clientIdleTimeoutMilliseconds {
+                close()
+            }
+        case .rawTunnel:
+            let last = max(client.lastActivity, upstream?.stream?.lastActivity ?? 0)
+            if now - last > c.tunnelIdleTimeoutMilliseconds { finishTunnel(error: nil) }
+        case .intercepting:
+            if now - client.lastActivity > c.connectTimeoutMilliseconds * 2 {
+                interception?.timedOut(session: self)
+            }
+        case .closed:
+            break
+        }
+    }
+
+    /// Closes both sides now and forgets the session.
+    func close() {
+        upstream?.close()
+        upstream = nil
+        client.close()
+        finish()
+    }
+
+    /// Shutdown: closes without recording anything more.
+    func abort() {
+        tunnel = nil
+        close()
+    }
+
+    private func finish() {
+        guard mode != .closed else { return }
+        mode = .closed
+        if let u = upstream {
+            upstream = nil
+            // The origin side of a finished intercepted tunnel stays useful: the next tunnel to the
+            // same host skips its TLS handshake (only our handshake with the phone remains).
+            if clientTLS != nil, u.state == .ready, u.servedExchanges > 0, !machine.isBusy, u.isPoolableTLS {
+                context.pool.put(u, now: loop.now)
+            } else {
+                u.close()
+            }
+        }
+        context.remove(self)
+    }
+}
+
+/// What is known about one CONNECT tunnel, for its metadata flow.
+struct TunnelFacts {
+    var target: UpstreamTarget
+    var started: Date
+    var startedMonotonic: UInt64
+    var serverName: String?
+    var alpn: [String] = []
+    var version: String?
+    var bytesUp = 0
+    var bytesDown = 0
+}
