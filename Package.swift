@@ -27,7 +27,7 @@ let package = Package(
 
         // Thin wrappers, one per C library.
         .target(name: "MouchardCodec", dependencies: ["CZlib", "CBrotli", "COpenSSL", "CMouchardShims"]),
-        .target(name: "MouchardTLS", dependencies: ["COpenSSL", "CMouchardShims"]),
+        .target(name: "MouchardTLS", dependencies: ["COpenSSL", "CMouchardShims", "MouchardWire"]),
         .target(name: "MouchardCapture", dependencies: ["CPcap", "MouchardWire"]),
         .target(name: "MouchardStore", dependencies: ["CSQLite", "MouchardFlow", "MouchardInspection"]),
         .target(name: "MouchardPosix", dependencies: ["CMouchardShims"]),

@@ -1,3 +1,4 @@
+import MouchardWire
 import MouchardPosix
 import MouchardTLS
 
@@ -89,9 +90,9 @@ final class TunnelInterception {
 
     private func gotHello(_ hello: TLSClientHello, session: ProxySession, interceptor: TLSInterceptor) {
         serverName = hello.serverName
-        offeredALPN = hello.alpnProtocols
+        offeredALPN = hello.alpn
         session.tunnel?.serverName = hello.serverName
-        session.tunnel?.alpn = hello.alpnProtocols
+        session.tunnel?.alpn = hello.alpn
         if session.shared.isIgnored(target.host) || (hello.serverName.map { session.shared.isIgnored($0) } ?? false) {
             becomeRaw(session)
             return

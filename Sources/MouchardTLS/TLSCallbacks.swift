@@ -1,4 +1,5 @@
 import COpenSSL
+import MouchardWire
 import CMouchardShims
 
 /// The C callbacks OpenSSL calls during handshakes. They capture nothing: they find their
@@ -39,18 +40,23 @@ enum TLSCallbacks {
     static let clientHello: @convention(c) (OpaquePointer?, UnsafeMutablePointer<Int32>?, UnsafeMutableRawPointer?) -> Int32 = { ssl, alert, _ in
         guard let ssl, let engine = TLSEngine.from(ssl) else { return SSL_CLIENT_HELLO_ERROR }
         if engine.clientHello == nil {
-            var serverName: String?
-            var protocols: [String] = []
-            var data: UnsafePointer<UInt8>?
-            var length = 0
-            if SSL_client_hello_get0_ext(ssl, UInt32(TLSEXT_TYPE_server_name), &data, &length) == 1, let data {
-                serverName = TLSClientHello.parseServerName(UnsafeBufferPointer(start: data, count: length))
+            // OpenSSL hands us the raw extension bodies; MouchardWire's ClientHello parser reads them.
+            func extensionBody(_ type: Int32) -> UnsafeBufferPointer<UInt8>? {
+                var data: UnsafePointer<UInt8>?
+                var length = 0
+                guard SSL_client_hello_get0_ext(ssl, UInt32(type), &data, &length) == 1, let data else { return nil }
+                return UnsafeBufferPointer(start: data, count: length)
             }
-            if SSL_client_hello_get0_ext(ssl, UInt32(TLSEXT_TYPE_application_layer_protocol_negotiation), &data, &length) == 1,
-               let data {
-                protocols = TLSClientHello.parseALPN(UnsafeBufferPointer(start: data, count: length))
-            }
-            engine.clientHello = TLSClientHello(serverName: serverName, alpnProtocols: protocols)
+            // Only a printable ASCII host name can name a certificate; anything else is treated as absent.
+            let serverName = extensionBody(TLSEXT_TYPE_server_name)
+                .flatMap { TLSClientHello.serverName(extensionData: $0) }
+                .flatMap { name in name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) && name.utf8.count <= 255 ? name : nil }
+            let protocols = extensionBody(TLSEXT_TYPE_application_layer_protocol_negotiation)
+                .map { TLSClientHello.alpnProtocols(extensionData: $0) } ?? []
+            let version = extensionBody(TLSEXT_TYPE_supported_versions)
+                .flatMap { TLSClientHello.highestVersion(extensionData: $0) }
+                ?? UInt16(truncatingIfNeeded: SSL_client_hello_get0_legacy_version(ssl))
+            engine.clientHello = TLSClientHello(serverName: serverName, alpn: protocols, version: version)
         }
         guard let identity = engine.identity else {
             engine.waitingForIdentity = true

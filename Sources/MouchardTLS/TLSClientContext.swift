@@ -71,3 +71,15 @@ public final class TLSClientContext: @unchecked Sendable {
 
     deinit { SSL_CTX_free(pointer) }
 }
+
+/// ALPN names in wire format (length-prefixed), as OpenSSL wants them.
+func alpnWireFormat(_ protocols: [String]) -> [UInt8] {
+    var wire: [UInt8] = []
+    for name in protocols {
+        let bytes = Array(name.utf8)
+        guard !bytes.isEmpty, bytes.count < 256 else { continue }
+        wire.append(UInt8(bytes.count))
+        wire += bytes
+    }
+    return wire
+}

@@ -1,3 +1,4 @@
+import MouchardWire
 import COpenSSL
 import CMouchardShims
 

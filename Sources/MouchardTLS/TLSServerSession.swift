@@ -1,3 +1,5 @@
+import MouchardWire
+
 /// One phone-facing TLS connection, sans-I/O: feed it the ciphertext read from the socket, send
 /// what `pendingOutput()` returns. The handshake pauses at the ClientHello (`.clientHello` event
 /// with the SNI) until `provideIdentity(_:)` supplies the leaf — so the proxy may connect

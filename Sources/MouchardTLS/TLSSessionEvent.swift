@@ -1,3 +1,5 @@
+import MouchardWire
+
 /// What a TLS session reports after bytes are fed in (sans-I/O: the caller moves the bytes).
 /// After any call, send `pendingOutput()` to the peer — even after `.failed` (it may hold an alert).
 public enum TLSSessionEvent: Sendable, Equatable {

@@ -6,6 +6,12 @@ public struct TLSClientHello: Sendable, Hashable {
     /// The highest offered version (from supported_versions when present): 0x0304 is TLS 1.3.
     public var version: UInt16
 
+    public init(serverName: String?, alpn: [String], version: UInt16) {
+        self.serverName = serverName
+        self.alpn = alpn
+        self.version = version
+    }
+
     public var versionName: String { TLSClientHello.versionName(version) }
 
     public static func versionName(_ v: UInt16) -> String {
@@ -95,24 +101,9 @@ public struct TLSClientHello: Sendable, Hashable {
                 let type = try extensions.readUInt16()
                 var data = try extensions.readReader(count: Int(try extensions.readUInt16()))
                 switch type {
-                case 0:  // server_name: list { type(1) name<2> }
-                    var list = try data.readReader(count: Int(try data.readUInt16()))
-                    while !list.isAtEnd {
-                        let nameType = try list.readUInt8()
-                        let name = try list.readBytes(Int(try list.readUInt16()))
-                        if nameType == 0 { hello.serverName = decodeFieldText(name).lowercased(); break }
-                    }
-                case 16:  // ALPN: list { protocol<1> }
-                    var list = try data.readReader(count: Int(try data.readUInt16()))
-                    while !list.isAtEnd { hello.alpn.append(decodeFieldText(try list.readBytes(Int(try list.readUInt8())))) }
-                case 43:  // supported_versions: list<1> { version(2) }
-                    var list = try data.readReader(count: Int(try data.readUInt8()))
-                    var best: UInt16 = 0
-                    while !list.isAtEnd {
-                        let v = try list.readUInt16()
-                        if v & 0x0F0F != 0x0A0A { best = max(best, v) }  // GREASE values look like 0x?A?A
-                    }
-                    if best != 0 { version = best }
+                case 0: hello.serverName = try serverName(in: &data)
+                case 16: hello.alpn = try alpnProtocols(in: &data)
+                case 43: if let best = try highestVersion(in: &data) { version = best }
                 default:
                     break
                 }
@@ -122,6 +113,57 @@ public struct TLSClientHello: Sendable, Hashable {
         } catch {
             return .malformed(reason: error.description, offset: error.offset)
         }
+    }
+}
+
+extension TLSClientHello {
+    /// The host name of a server_name extension body (RFC 6066 §3), lower-cased; nil when absent.
+    public static func serverName<C: Collection>(extensionData: C) -> String? where C.Element == UInt8 {
+        var reader = ByteReader(Array(extensionData))
+        return try? serverName(in: &reader)
+    }
+
+    /// The protocol names of an ALPN extension body (RFC 7301 §3.1), in the client's order.
+    public static func alpnProtocols<C: Collection>(extensionData: C) -> [String] where C.Element == UInt8 {
+        var reader = ByteReader(Array(extensionData))
+        return (try? alpnProtocols(in: &reader)) ?? []
+    }
+
+    /// The highest non-GREASE version of a supported_versions extension body (RFC 8446 §4.2.1).
+    public static func highestVersion<C: Collection>(extensionData: C) -> UInt16? where C.Element == UInt8 {
+        var reader = ByteReader(Array(extensionData))
+        return try? highestVersion(in: &reader)
+    }
+
+    static func serverName(in data: inout ByteReader) throws(ByteReaderError) -> String? {
+        var list = try data.readReader(count: Int(try data.readUInt16()))
+        while !list.isAtEnd {
+            let nameType = try list.readUInt8()
+            let name = try list.readBytes(Int(try list.readUInt16()))
+            if nameType == 0 { return decodeFieldText(name).lowercased() }
+        }
+        return nil
+    }
+
+    static func alpnProtocols(in data: inout ByteReader) throws(ByteReaderError) -> [String] {
+        var list = try data.readReader(count: Int(try data.readUInt16()))
+        var protocols: [String] = []
+        while !list.isAtEnd, protocols.count < 64 {
+            let length = Int(try list.readUInt8())
+            if length == 0 { break }  // RFC 7301: names are never empty; stop at a malformed entry
+            protocols.append(decodeFieldText(try list.readBytes(length)))
+        }
+        return protocols
+    }
+
+    static func highestVersion(in data: inout ByteReader) throws(ByteReaderError) -> UInt16? {
+        var list = try data.readReader(count: Int(try data.readUInt8()))
+        var best: UInt16 = 0
+        while !list.isAtEnd {
+            let v = try list.readUInt16()
+            if v & 0x0F0F != 0x0A0A { best = max(best, v) }  // GREASE values look like 0x?A?A
+        }
+        return best == 0 ? nil : best
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MouchardWire
 import MouchardTLS
 
 /// A fresh temporary directory (acts as MOUCHARD_HOME) for one test.
