@@ -52,7 +52,8 @@ import Glibc
         }
         let tmp = TemporaryDirectory()
         defer { tmp.cleanUp() }
-        let total = 2000
+        // Large enough that the import outlasts the watcher even on a loaded machine (2000 was flaky).
+        let total = 8000
         let harPath = tmp.path + "/big.har"
         let har = Self.bigHAR(count: total)
         try har.write(to: URL(fileURLWithPath: harPath))
