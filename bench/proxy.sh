@@ -10,6 +10,7 @@
 # Usage: bench/proxy.sh [SECONDS]   (default 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bench/peers.sh
 SECS=${1:-10}
 ROUNDS=${ROUNDS:-1}
 work=$(mktemp -d /tmp/mouchard-bench-proxy.XXXXXX)
