@@ -1,3 +1,4 @@
+import MouchardInspection
 /// What the summary needs to know about how the audit was made (its methodology section):
 /// inputs, capture source, device profile (masked), rules version, app and first-party domains.
 /// It holds no captured traffic.
@@ -42,17 +43,8 @@ public struct MaskedValue: Sendable, Hashable, Codable {
 
     public init(field: String, masked: String) { self.field = field; self.masked = masked }
 
-    /// Masks `value` for display: the first and last few characters of long values with the middle
-    /// replaced by `…`, only bullets for short ones. Never returns the full value.
-    public static func mask(_ value: String) -> String {
-        let chars = Array(value)
-        switch chars.count {
-        case 0: return ""
-        case ..<6: return String(repeating: "•", count: chars.count)
-        case ..<12: return "\(chars[0])\(chars[1])…\(chars[chars.count - 1])"
-        default: return String(chars[0..<4]) + "…" + String(chars[(chars.count - 4)...])
-        }
-    }
+    /// Masks `value` for display (the inspector's evidence masking: never the full value).
+    public static func mask(_ value: String) -> String { maskEvidence(value) }
 
     /// A masked entry for `field` holding `value`.
     public init(field: String, value: String) { self.init(field: field, masked: MaskedValue.mask(value)) }

@@ -173,7 +173,7 @@ private struct HTMLWriter {
                     h += p.transports.map { transportBadge(DestinationTransport(findingTransport: $0)) }.joined(separator: " ")
                     h += "</td><td class=\"num\">\(grouped(p.occurrences))×</td>"
                     h += "<td class=\"small nw\">\(p.firstSeen.flatMap(ReportTime.parse).map { esc(ReportTime.clockTime($0)) } ?? "—")</td>"
-                    h += "<td class=\"small\"><code class=\"url\">\(esc(p.exampleMethod, 16)) \(esc(p.exampleURL, 160))</code>"
+                    h += "<td class=\"small\"><code class=\"url\">\(esc(p.exampleMethod, 16)) \(esc(MaskedURL.display(p.exampleURL), 160))</code>"
                     if let flow = p.exampleFlow { h += " <span class=\"muted\">(flow \(flow))</span>" }
                     h += "</td></tr>\n"
                 }

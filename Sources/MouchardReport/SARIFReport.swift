@@ -58,9 +58,10 @@ public enum SARIFReport {
         who.append(f.destination.thirdParty ? "third party" : "first party")
         text += " (" + who.joined(separator: ", ") + ")"
         text += " in \(shown(f.where, 80)), encoding \(shown(f.encoding, 40)), over \(shown(f.transport, 20)): \(shown(f.evidence, 60))."
-        let raw = Array(f.request.url.utf8)
+        let shownURL = MaskedURL.display(f.request.url)
+        let raw = Array(shownURL.utf8)
         var cut = raw.count > maxURIBytes
-        var url = cut ? String(decoding: raw.prefix(maxURIBytes), as: UTF8.self) : f.request.url
+        var url = cut ? String(decoding: raw.prefix(maxURIBytes), as: UTF8.self) : shownURL
         if url.isEmpty { url = "unknown:"; cut = false }
 
         out += "{\"level\":\"\(RuleMetadata.sarifLevel(severity))\",\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":"

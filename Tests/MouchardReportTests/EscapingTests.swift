@@ -42,6 +42,6 @@ import Testing
     @Test func maskingNeverShowsTheWholeValue() {
         #expect(MaskedValue.mask("6D92078A-8246-4BA4-AE5B-76104861E7DC") == "6D92…E7DC")
         #expect(MaskedValue.mask("0612") == "••••")
-        #expect(MaskedValue.mask("F2LX1234") == "F2…4")
+        #expect(MaskedValue.mask("F2LX1234") == "F2…34")
     }
 }
