@@ -9,8 +9,9 @@ struct ScanCommand: MouchardCommand {
         abstract: "find device identifiers, contacts, location, phone numbers and e-mails in captured traffic",
         usage: "INPUT... [--device FILE] [--rules DIR] [--first-party DOMAIN]... [--format text|json|jsonl] [--fail-on CATEGORY[,...]]",
         discussion: """
-        INPUT is a HAR file or a session (its folder, or NAME for captures/NAME). With --device, the device's own values are searched in every encoding
-        (exact matches); without it, pattern rules (shapes, validators, key names) are used.
+        INPUT is a HAR file or a session (its folder, or NAME for captures/NAME). With --device,
+        the device's own values are searched in every encoding (exact matches); without it,
+        pattern rules (shapes, validators, key names) are used.
         Exit status: 0, or 3 when a finding's category is listed in --fail-on (CI gates); 1 on an
         invalid device profile or rule file (one line: file:line:column: what).
 
