@@ -66,7 +66,9 @@ private struct Walker {
     var full: Bool { result.fields.count >= config.maxFields }
 
     mutating func emit(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, isNumber: Bool = false) {
-        guard !full, !bytes.isEmpty else { return }
+        // Nothing shorter can be a value worth finding (profile variants have 5+ bytes, name parts
+        // 2+); small numbers (counts, flags, status codes) are most of a body's numbers.
+        guard !full, bytes.count >= (isNumber ? 5 : 2) else { return }
         result.fields.append(ExtractedField(bytes: bytes, origin: origin, isNumber: isNumber))
     }
 
