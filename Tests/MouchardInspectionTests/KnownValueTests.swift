@@ -73,6 +73,8 @@ struct KnownValueTests {
         #expect(has(try detections(TestSupport.request("GET", "https://w.example/s?ll=52.51,13.38")), "location"))
         // Nested object with sibling keys of any name.
         #expect(has(try detections(TestSupport.request("POST", "https://w.example/n", text: #"{"at":{"y":52.5201,"x":13.3702}}"#)), "location"))
+        // Fixed-point degrees (latE7 / lngE7).
+        #expect(has(try detections(TestSupport.request("POST", "https://w.example/e7", text: #"{"latE7":525163000,"lngE7":133777000}"#)), "location"))
         // Coarse (1 decimal) and far (Hamburg) are not leaks.
         #expect(!has(try detections(TestSupport.request("GET", "https://w.example/s?lat=52.5&lon=13.4")), "location"))
         #expect(!has(try detections(TestSupport.request("GET", "https://w.example/s?lat=53.5511&lon=9.9937")), "location"))

@@ -66,7 +66,9 @@ private struct Walker {
     var full: Bool { result.fields.count >= config.maxFields }
 
     mutating func emit(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, isNumber: Bool = false) {
-        guard !full, !bytes.isEmpty else { return }
+        // Nothing shorter can be a value worth finding (profile variants have 5+ bytes, name parts
+        // 2+); small numbers (counts, flags, status codes) are most of a body's numbers.
+        guard !full, bytes.count >= (isNumber ? 5 : 2) else { return }
         result.fields.append(ExtractedField(bytes: bytes, origin: origin, isNumber: isNumber))
     }
 
@@ -302,6 +304,9 @@ private struct Walker {
                 let childPath = path + "." + m.key
                 if case .number(let t) = m.value.kind, let n = parseDecimal(t[...]) {
                     numbers.append(.init(key: m.key, value: n.value, decimals: n.decimals))
+                } else if case .number(let t) = m.value.kind, let scaled = scaledCoordinate(key: m.key, t[...]) {
+                    // `latE7: 470864000`, `lng_e6: 2391300`: fixed-point degrees.
+                    numbers.append(.init(key: m.key, value: scaled.value, decimals: scaled.decimals))
                 } else if case .string(let s) = m.value.kind, let n = parseDecimal(s[...]) {
                     numbers.append(.init(key: m.key, value: n.value, decimals: n.decimals))
                 }
@@ -693,4 +698,16 @@ func looksLikeBase64Run(_ run: ArraySlice<UInt8>) -> Bool {
     }
     if run.last == 0x3D { return true }
     return (upper && lower) || (upper && digit) || (lower && digit && upper)
+}
+
+/// Degrees written as integers scaled by 10^5, 10^6 or 10^7, named so (`latE7`, `lng_e6`).
+func scaledCoordinate(key: String, _ digits: ArraySlice<UInt8>) -> (value: Double, decimals: Int)? {
+    guard digits.count >= 5, digits.count <= 12, !digits.contains(0x2E), !digits.contains(0x65), !digits.contains(0x45) else { return nil }
+    let k = key.lowercased()
+    let exponent: Int
+    if k.hasSuffix("e7") { exponent = 7 } else if k.hasSuffix("e6") { exponent = 6 } else if k.hasSuffix("e5") { exponent = 5 } else { return nil }
+    guard let v = Int(String(decoding: digits, as: UTF8.self)) else { return nil }
+    var scale = 1.0
+    for _ in 0..<exponent { scale *= 10 }
+    return (Double(v) / scale, exponent)
 }

@@ -59,6 +59,12 @@ extension KnownValueMatcher {
                 run = 0
             }
             if b == 0x2E, let loc = location, nearCoordinate(bytes, dot: i, loc) { return true }
+            if b >= 0x30, b <= 0x39, let loc = location, i == bytes.startIndex || !(bytes[i - 1] >= 0x30 && bytes[i - 1] <= 0x39) {
+                var e = i
+                var v = 0
+                while e < bytes.endIndex, bytes[e] >= 0x30, bytes[e] <= 0x39, e - i < 12 { v = v * 10 + Int(bytes[e] - 0x30); e += 1 }
+                if e - i >= 6, e - i <= 11, nearScaled(Double(v), loc) { return true }
+            }
             i += 1
         }
         if run >= 12, base64Suspect(bytes[runStart..<bytes.endIndex]) { return true }
@@ -78,6 +84,15 @@ extension KnownValueMatcher {
         while e < bytes.endIndex, bytes[e] >= 0x30, bytes[e] <= 0x39 { e += 1 }
         guard let n = parseDecimal(bytes[s..<e]) else { return false }
         return abs(n.value - loc.latitude) < 0.05 || abs(n.value - loc.longitude) < 0.05
+    }
+
+    /// An integer that, read as fixed-point degrees (×10^5, 10^6, 10^7), is near the profile location.
+    private func nearScaled(_ v: Double, _ loc: Coordinate) -> Bool {
+        for scale in [1e5, 1e6, 1e7] {
+            let d = v / scale
+            if abs(d - abs(loc.latitude)) < 0.05 || abs(d - abs(loc.longitude)) < 0.05 { return true }
+        }
+        return false
     }
 
     private func containsNamePart(_ bytes: ArraySlice<UInt8>) -> Bool {

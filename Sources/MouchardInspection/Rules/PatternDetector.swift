@@ -10,11 +10,21 @@ struct PatternDetector {
 
     func detect(_ extracted: FieldExtractor.Result, into out: inout DetectionSet) {
         let pathTokens = keyTokens(extracted.path)
+        var keyCache: [String: KeyName] = [:]
+        func name(_ k: String) -> KeyName {
+            if let n = keyCache[k] { return n }
+            let n = KeyName(k)
+            keyCache[k] = n
+            return n
+        }
         for field in extracted.fields {
             let place = placeOf(field.origin.location)
-            for rule in rules where rule.places.isEmpty || rule.places.contains(place) {
-                guard rule.category != "location" else { continue }
-                let keyScore = rule.score(key: field.origin.key, parentKey: field.origin.parentKey, pathTokens: pathTokens)
+            let key = name(field.origin.key), parent = name(field.origin.parentKey)
+            for index in rules.indices {
+                // By index: iterating `rules` would copy (retain and release) every rule per field.
+                guard rules[index].category != "location", rules[index].places.isEmpty || rules[index].places.contains(place) else { continue }
+                let rule = rules[index]
+                let keyScore = rule.score(key: key, parent: parent, pathTokens: pathTokens)
                 // Cheap exit: even a perfect candidate could not reach the threshold.
                 guard keyScore + max(0, rule.uppercaseWeight) >= rule.threshold else { continue }
                 let whole = trimSpace(field.bytes)
@@ -109,6 +119,7 @@ struct PatternDetector {
         case .decimal: return []
         case .regex(let box):
             guard lengthOK(rule, b.count) || rule.lengths.isEmpty else { return [] }
+            if !rule.prefilter.isEmpty, findSubsequence(ArraySlice(b.map { foldASCII($0) }), rule.prefilter) == nil { return [] }
             let s = String(decoding: b, as: UTF8.self)
             let ns = s as NSString
             return box.regex.matches(in: s, range: NSRange(location: 0, length: ns.length)).prefix(8).map {

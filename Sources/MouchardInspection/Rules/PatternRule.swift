@@ -34,6 +34,8 @@ public struct PatternRule: Sendable {
     public var uppercaseWeight: Double = 0
     /// Added when the candidate is only part of its field (`$device:<uuid>`, free text).
     public var embeddedWeight: Double = 0
+    /// Lower-case bytes that must appear in a value before the regex runs (cheap byte prefilter).
+    public var prefilter: [UInt8] = []
 
     /// How candidates are found in a value.
     public enum Shape: Sendable {
@@ -80,6 +82,31 @@ public struct RuleSet: Sendable {
 
 /// Splits a key into lower-case tokens: `advertisingId` → [advertising, id], `$ios_ifa` → [ios, ifa].
 func keyTokens(_ key: String) -> [String] {
+    // ASCII fast path on bytes (keys are nearly always ASCII).
+    var k = key
+    if let fast = k.withUTF8({ u -> [String]? in
+        var tokens: [String] = []
+        var current: [UInt8] = []
+        var previousLower = false
+        for b in u {
+            if b >= 0x80 { return nil }
+            let upper = b >= 0x41 && b <= 0x5A
+            let lower = b >= 0x61 && b <= 0x7A
+            let digit = b >= 0x30 && b <= 0x39
+            if upper || lower || digit {
+                if upper, previousLower, !current.isEmpty { tokens.append(String(decoding: current, as: UTF8.self)); current.removeAll(keepingCapacity: true) }
+                current.append(upper ? b | 0x20 : b)
+                previousLower = lower || digit
+            } else {
+                if !current.isEmpty { tokens.append(String(decoding: current, as: UTF8.self)); current.removeAll(keepingCapacity: true) }
+                previousLower = false
+            }
+        }
+        if !current.isEmpty { tokens.append(String(decoding: current, as: UTF8.self)) }
+        return tokens
+    }) {
+        return fast
+    }
     var tokens: [String] = []
     var current = ""
     var previousLower = false
@@ -101,7 +128,7 @@ extension PatternRule.KeyHint {
     func matches(tokens: [String], joined: String) -> Bool {
         switch mode {
         case .token: tokens.contains(name) || joined == name
-        case .contains: joined.contains(name)
+        case .contains: asciiContains(joined, name)
         case .exact: joined == name
         }
     }
@@ -110,23 +137,36 @@ extension PatternRule.KeyHint {
 extension PatternRule {
     /// Score of a candidate under `key` inside `parentKey`: base + strongest positive hint + strongest negative hint.
     func score(key: String, parentKey: String, pathTokens: [String] = []) -> Double {
-        func hintScore(_ hints: [KeyHint], _ k: String) -> (Double, Double) {
-            guard !hints.isEmpty, !k.isEmpty else { return (0, 0) }
-            let tokens = keyTokens(k)
-            let joined = tokens.joined()
+        score(key: KeyName(key), parent: KeyName(parentKey), pathTokens: pathTokens)
+    }
+
+    /// The same with keys tokenized once per field (the detector scores every rule against them).
+    func score(key: KeyName, parent: KeyName, pathTokens: [String]) -> Double {
+        func hintScore(_ hints: [KeyHint], _ k: KeyName) -> (Double, Double) {
+            guard !hints.isEmpty, !k.joined.isEmpty else { return (0, 0) }
             var pos = 0.0, neg = 0.0
-            for h in hints where h.matches(tokens: tokens, joined: joined) {
+            for h in hints where h.matches(tokens: k.tokens, joined: k.joined) {
                 if h.weight > 0 { pos = max(pos, h.weight) } else { neg = min(neg, h.weight) }
             }
             return (pos, neg)
         }
         let (kp, kn) = hintScore(keys, key)
-        let (pp, pn) = hintScore(parentKeys, parentKey)
+        let (pp, pn) = hintScore(parentKeys, parent)
         var url = 0.0
         if !pathKeys.isEmpty {
             let joined = pathTokens.joined()
             for h in pathKeys where h.matches(tokens: pathTokens, joined: joined) { url = max(url, h.weight) }
         }
         return base + max(kp, pp) + url + min(kn, pn)
+    }
+}
+
+/// A key split into tokens once (`advertisingId` → [advertising, id], joined `advertisingid`).
+struct KeyName {
+    let tokens: [String]
+    let joined: String
+    init(_ key: String) {
+        tokens = key.isEmpty ? [] : keyTokens(key)
+        joined = tokens.joined()
     }
 }

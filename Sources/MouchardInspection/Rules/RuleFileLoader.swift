@@ -6,7 +6,7 @@ public enum RuleFileLoader {
     static let fileFields = ["category", "description", "rules", "password_keys"]
     static let ruleFields = ["id", "type", "category", "description", "severity", "where", "match", "length", "min_length", "max_length",
                              "validators", "exclude", "keys", "parent_keys", "path_keys", "base", "threshold", "whole_value",
-                             "uppercase_weight", "embedded_weight"]
+                             "uppercase_weight", "embedded_weight", "prefilter"]
     static let places = ["url", "query", "header", "cookie", "form", "multipart", "body"]
     static let shapes = ["uuid", "hex", "digits", "email", "mac", "phone", "token", "text", "decimal"]
 
@@ -112,6 +112,7 @@ public enum RuleFileLoader {
             keys: try hints(m["keys"], r), parentKeys: try hints(m["parent_keys"], r),
             base: base, threshold: threshold, wholeValue: try r.bool(m["whole_value"]) ?? false)
         rule.pathKeys = try hints(m["path_keys"], r)
+        rule.prefilter = Array((try r.string(m["prefilter"]) ?? "").lowercased().utf8)
         rule.uppercaseWeight = try r.number(m["uppercase_weight"]) ?? 0
         rule.embeddedWeight = try r.number(m["embedded_weight"]) ?? 0
         return rule
