@@ -49,7 +49,7 @@ final class AuditStream {
 
     /// Builds the inspector and summary from the held flows and releases them.
     private func start() throws {
-        let attribution = setup.attribution(for: held)
+        let attribution = CachedAttribution(setup.attribution(for: held))
         let inspector = Inspector(rules: setup.rules, profile: setup.profile, attribution: attribution)
         // Context is set at the end (the source line is known once every input was read).
         var builder = AuditSummaryBuilder(context: AuditContext(toolVersion: Mouchard.version, inputs: [], source: ""),
