@@ -16,7 +16,7 @@ swift build -c release --product mouchard >/dev/null
 swift build -c release --product mouchard-bench >/dev/null
 capture="$work/http-$size.pcap"
 [ -f "$capture" ] || python3 bench/make_http_capture.py "$capture" "$size"
-bytes=$(stat -c %s "$capture")
+bytes=$(stat -L -c %s "$capture")
 echo "capture: $capture ($(echo "$bytes" | awk '{printf "%.0f", $1/1e6}') MB)"
 
 measure() { # name, command...

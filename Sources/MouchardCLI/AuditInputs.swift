@@ -4,80 +4,113 @@ import MouchardInspection
 import MouchardReport
 import MouchardSniffer
 
-/// The traffic of the inputs of `report` (and `scan`): flows and DNS answers from HAR files,
-/// pcap/pcapng captures and session folders, or findings from a findings JSON document; with the
-/// one source line the report prints about them.
+/// The inputs of `scan` and `report`, streamed: HAR files (parsed whole), pcap/pcapng captures (told
+/// apart by their magic bytes, flows handed over as they complete), session folders or names
+/// (read page by page) and findings JSON documents (`scan --format json` output, for `report`).
+/// Flows are passed to a callback and never kept, so memory stays bounded whatever the inputs' size.
+/// Flow ids are offset per input so that they stay unique across inputs (the first input keeps its ids).
 struct AuditInputs {
-    var flows: [Flow] = []
-    var dns: [DNSObservation] = []
-    /// Findings read from findings JSON documents (these inputs carry no flows).
-    var readFindings: [Finding] = []
-    /// One description per input: `HAR file traffic.har`, `session ios-1`...
+    /// Input paths as given.
+    var inputs: [String]
+    /// One description per input read: `HAR file traffic.har`, `pcap file b.pcap`, `session ios-1`...
     var sources: [String] = []
-    var inputs: [String] = []
+    /// Problems that did not stop the reading (damaged records...).
     var warnings: [String] = []
+    /// Captures whose reading stopped early (everything before the bad record was delivered).
+    var readErrors: [String] = []
+    /// The destinations summary of the captures (hosts, transports, flows, bytes).
+    var captureDestinations: [CaptureDestination] = []
 
     /// `HAR file a.har; pcap file b.pcap`.
     var sourceLine: String { sources.joined(separator: "; ") }
 
-    /// Loads every input in order (sessions the way `scan` and `flows` open them); flow ids are
-    /// renumbered 1, 2, 3... across inputs.
-    static func load(_ paths: [String], io: CommandIO) throws -> AuditInputs {
-        var out = AuditInputs()
-        for path in paths {
-            let full = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: io.currentDirectory, isDirectory: true)).path
+    init(_ paths: [String]) { inputs = paths }
+
+    /// Findings come from requests: response bodies of captures are not kept (their framing is still
+    /// parsed to pair requests and responses), which saves copying most of a capture's bytes.
+    static let captureLimits = ReassemblyLimits(responseBodyBytes: 0)
+
+    /// What the inputs deliver, in input order.
+    struct Sink {
+        var flow: (Flow) throws -> Void
+        /// Findings read from a findings document (no flows behind them).
+        var findings: ([Finding]) throws -> Void
+        var dns: (DNSObservation) throws -> Void
+    }
+
+    /// Reads every input in order, handing flows, findings and DNS answers to `sink`.
+    mutating func stream(io: CommandIO, into sink: Sink) throws {
+        var offset = 0
+        for path in inputs {
+            var highest = 0
+            let renumbered: (Flow) throws -> Void = { flow in
+                var flow = flow
+                flow.id += offset
+                highest = max(highest, flow.id)
+                try sink.flow(flow)
+            }
+            let full = Self.resolve(path, io: io).path
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory)
-            out.inputs.append(path)
             if isDirectory.boolValue || (!exists && !path.contains("/") && !path.contains(".")) {
                 let store = try SessionFiles.openSession(path, io: io, create: false)
                 try SessionFiles.clarifying(io) {
-                    out.append(try store.flows())
-                    out.dns += try store.dnsObservations()
+                    try store.forEachFlow(renumbered)
+                    for d in try store.dnsObservations() { try sink.dns(d) }
                 }
-                out.sources.append("session \((path as NSString).lastPathComponent)")
+                sources.append("session \((path as NSString).lastPathComponent)")
             } else if exists {
-                try out.addFile(full, shown: path)
+                try streamFile(full, shown: path, flow: renumbered, sink: sink)
             } else {
                 throw CLIError("\(path): no such file or directory")
             }
-        }
-        return out
-    }
-
-    private mutating func append(_ flows: [Flow]) {
-        var next = (self.flows.last?.id ?? 0) + 1
-        for var f in flows {
-            f.id = next
-            next += 1
-            self.flows.append(f)
+            offset = max(offset, highest)
         }
     }
 
-    private mutating func addFile(_ path: String, shown: String) throws {
+    private mutating func streamFile(_ path: String, shown: String, flow: @escaping (Flow) throws -> Void, sink: Sink) throws {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIError("\(shown): cannot read") }
         let header = Array(handle.readData(ofLength: 16))
         try? handle.close()
         let name = (shown as NSString).lastPathComponent
         if CaptureFileExtractor.isCaptureFile(header: header) {
-            let x = try CaptureFileExtractor.extract(path: path)
-            append(x.flows)
-            dns += x.dns
+            var failure: (any Error)?
+            let x: CaptureExtraction
+            do {
+                x = try CaptureFileExtractor.extract(path: path, limits: Self.captureLimits, collect: false, onDNS: { d in
+                    guard failure == nil else { return }
+                    do { try sink.dns(d) } catch { failure = error }
+                }, onFlow: { f in
+                    guard failure == nil else { return }
+                    do { try flow(f) } catch { failure = error }
+                })
+            } catch {
+                throw CLIError("\(shown): \(error)")
+            }
+            if let failure { throw failure }
+            captureDestinations += x.destinations
             warnings += x.warnings.prefix(20).map { "\(shown): \($0)" }
-            if let e = x.readError { warnings.append("\(shown): \(e)") }
+            if let e = x.readError { readErrors.append("\(shown): \(e) (everything before it was scanned)") }
             sources.append("\(x.format ?? "capture") file \(name)")
             return
         }
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let flows: [Flow]
         do {
-            append(try HARReader.read(data))
-            sources.append("HAR file \(name)")
+            flows = try HARReader.read(data)
         } catch let harError {
             guard let doc = try? FindingsJSON.load(data) else {
                 throw CLIError("\(shown): neither a capture, a HAR file nor a findings document (\(harError))")
             }
-            readFindings += doc.findings
+            try sink.findings(doc.findings)
             sources.append("findings file \(name)")
+            return
         }
+        sources.append("HAR file \(name)")
+        for f in flows { try flow(f) }
+    }
+
+    static func resolve(_ path: String, io: CommandIO) -> URL {
+        URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: io.currentDirectory, isDirectory: true))
     }
 }

@@ -57,13 +57,6 @@ struct AuditSetup {
         }
     }
 
-    /// The methodology context: inputs, source line, masked profile, rules version.
-    func context(inputs: AuditInputs) -> AuditContext {
-        AuditContext(toolVersion: Mouchard.version, inputs: inputs.inputs, source: inputs.sourceLine, app: app,
-                     firstPartyDomains: firstParty, deviceName: profile?.name,
-                     deviceProfile: profile.map(Self.masked) ?? [], rulesVersion: rulesVersion)
-    }
-
     /// The profile's values as the report may show them: masked, coordinates to ~11 km, contacts counted.
     static func masked(_ p: DeviceProfile) -> [MaskedValue] {
         var out = p.identifiers.map { MaskedValue(field: "identifiers.\($0.type)", value: $0.value) }
@@ -79,14 +72,22 @@ struct AuditSetup {
 }
 
 extension AuditSetup {
-    /// Inspects the inputs' flows and builds the shared summary: what `report` renders and `scan` prints.
-    func audit(_ inputs: AuditInputs, limits: AuditSummaryLimits = .standard) -> (summary: AuditSummary, findings: [Finding]) {
-        let attribution = attribution(for: inputs.flows)
-        let inspector = Inspector(rules: rules, profile: profile, attribution: attribution)
-        let findings = inputs.readFindings + inspector.inspect(inputs.flows)
-        let summary = AuditSummary.build(flows: inputs.flows, findings: findings, dns: inputs.dns, context: context(inputs: inputs),
-                                         attribute: attribution, limits: limits)
-        return (summary, findings)
+    /// The methodology context: inputs, source line, masked profile, rules version.
+    func context(inputs: AuditInputs) -> AuditContext {
+        AuditContext(toolVersion: Mouchard.version, inputs: inputs.inputs, source: inputs.sourceLine, app: app,
+                     firstPartyDomains: firstParty, deviceName: profile?.name,
+                     deviceProfile: profile.map(Self.masked) ?? [], rulesVersion: rulesVersion)
+    }
+
+    /// Streams the inputs through the inspector into the summary (what `report` renders and `scan`
+    /// prints), handing each finding to `onFinding` as it is produced; neither flows nor findings
+    /// are kept. See `AuditStream` for how first-party inference works on a stream.
+    func audit(_ inputs: inout AuditInputs, io: CommandIO, limits: AuditSummaryLimits = .standard,
+               onFinding: @escaping (Finding) throws -> Void) throws -> AuditSummary {
+        let stream = AuditStream(setup: self, limits: limits, onFinding: onFinding)
+        try inputs.stream(io: io, into: AuditInputs.Sink(flow: stream.add(flow:), findings: stream.add(findings:),
+                                                           dns: stream.add(dns:)))
+        return try stream.finish(context: context(inputs: inputs))
     }
 
     /// The categories of `--fail-on a,b --fail-on c` (`any` matches every category).

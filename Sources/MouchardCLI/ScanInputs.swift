@@ -1,30 +1,10 @@
 import Foundation
 import MouchardFlow
 import MouchardInspection
-import MouchardStore
 
-/// Loads what `scan` (and later other commands) inspect: flows from HAR files and, as their
-/// sources land, session folders and captures. Each loader returns `[Flow]`; the inspector never
-/// knows where a flow came from.
+/// Loads the files an audit is configured with (rule directory, pattern rules, tracker directory,
+/// device profile) for `scan`, `report` and `sniff`. The traffic itself is read by `AuditInputs`.
 enum ScanInputs {
-    static func loadFlows(_ path: String, io: CommandIO) throws -> [Flow] {
-        let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: io.currentDirectory, isDirectory: true))
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
-        // A session: its folder, or a plain name under captures/.
-        if isDirectory.boolValue || (!exists && !path.contains("/") && !path.contains(".")) {
-            let store = try SessionFiles.openSession(path, io: io, create: false)
-            return try SessionFiles.clarifying(io) { () throws(StoreError) in try store.flows() }
-        }
-        guard exists else { throw CLIError("\(path): no such file or directory") }
-        let data = try Data(contentsOf: url)
-        do {
-            return try HARReader.read(data)
-        } catch {
-            throw CLIError("\(path): \(error)")
-        }
-    }
-
     /// The rule directory: `--rules DIR`, else `$MOUCHARD_RULES`, else `./Rules`, else the repo's
     /// `Rules/` next to the executable's `.build/<config>/` folder.
     static func rulesDirectory(_ option: String?, io: CommandIO) throws -> URL {

@@ -17,23 +17,46 @@ extension AuditSummary {
     public static func build(flows: [Flow], findings: [Finding], dns: [DNSObservation] = [],
                              context: AuditContext, attribute: (any DestinationAttributing)? = nil,
                              limits: AuditSummaryLimits = .standard) -> AuditSummary {
-        var builder = AuditSummaryBuilder(context: context, attribute: attribute, limits: limits)
-        return builder.build(flows: flows, findings: findings, dns: dns)
+        var builder = AuditSummaryBuilder(context: context, attribute: attribute, limits: limits,
+                                          findingsOnly: flows.isEmpty)
+        // Findings are matched to their flow by id (in order); the rest count as findings without a flow.
+        var byFlow: [Int: [Finding]] = [:]
+        var loose: [Finding] = []
+        let ids = Set(flows.map(\.id))
+        for f in findings {
+            if let id = f.flow, ids.contains(id) { byFlow[id, default: []].append(f) } else { loose.append(f) }
+        }
+        for flow in flows { builder.add(flow: flow, findings: byFlow.removeValue(forKey: flow.id) ?? []) }
+        builder.add(findings: loose)
+        for d in dns { builder.add(dns: d) }
+        return builder.finish()
     }
 }
 
-/// The working state of `AuditSummary.build`: one pass over flows, one over findings, then caps.
-struct AuditSummaryBuilder {
-    let context: AuditContext
+/// Builds an `AuditSummary` incrementally: feed it one flow and its findings at a time (or findings
+/// without flows, from findings documents) and DNS answers, then `finish()`. It keeps only bounded
+/// aggregates (per-host counters, folded finding patterns, a time histogram), never the flows or the
+/// findings, so a capture of any size can be summarized while it streams.
+public struct AuditSummaryBuilder {
+    /// The methodology facts; may be set any time before `finish()`.
+    public var context: AuditContext
     let attribute: any DestinationAttributing
     let limits: AuditSummaryLimits
+    /// True when the audit has no flows (findings documents only): requests are then counted from
+    /// the findings' flow ids or URLs.
+    let findingsOnly: Bool
     private var attributions: [String: DestinationInfo] = [:]
     private var findingDestinations: [String: FindingDestination] = [:]
 
-    init(context: AuditContext, attribute: (any DestinationAttributing)?, limits: AuditSummaryLimits) {
+    /// - Parameters:
+    ///   - attribute: see `AuditSummary.build`.
+    ///   - findingsOnly: true when the inputs carry findings but no flows (findings documents).
+    public init(context: AuditContext, attribute: (any DestinationAttributing)?, limits: AuditSummaryLimits = .standard,
+                findingsOnly: Bool = false) {
         self.context = context
         self.attribute = attribute ?? FirstPartyDomains(context.firstPartyDomains)
         self.limits = limits
+        self.findingsOnly = findingsOnly
     }
 
     /// Attribution of `host`: the findings' destination facts over the attributor's.
@@ -78,7 +101,9 @@ struct AuditSummaryBuilder {
 
     private struct CategoryTally {
         var findings = 0
-        var requests = Set<RequestKey>()
+        /// Leaking requests counted as their flows come; `looseRequests` for findings without a flow.
+        var requests = 0
+        var looseRequests = Set<RequestKey>()
         var hosts = Set<String>()
         var cleartext = 0
     }
@@ -90,127 +115,216 @@ struct AuditSummaryBuilder {
         var category: String, host: String, type: String, where_: String, encoding: String
     }
 
-    mutating func build(flows: [Flow], findings: [Finding], dns: [DNSObservation]) -> AuditSummary {
-        for f in findings {
-            let host = f.destination.host.lowercased()
-            if findingDestinations[host] == nil || f.destination.tracker != nil { findingDestinations[host] = f.destination }
-        }
-
-        // Flows: per host tallies, times, SNI-only hosts.
-        var tallies: [String: HostTally] = [:]
-        var flowTimes: [Int: Date] = [:]
-        flowTimes.reserveCapacity(flows.count)
-        var start: Date?
-        var end: Date?
-        func see(_ d: Date) {
-            if start.map({ d < $0 }) ?? true { start = d }
-            if end.map({ d > $0 }) ?? true { end = d }
-        }
+    /// One cell of the time histogram the timeline is cut from at the end.
+    private struct TimeBin {
         var requests = 0
-        var sniHosts: [String: Date] = [:]
-        for flow in flows {
-            let host = flow.host.lowercased()
-            let t = flow.timings.started
-            flowTimes[flow.id] = t
-            if t.timeIntervalSince1970 > 0 {
-                see(t)
-                see(t.addingTimeInterval(flow.timings.total / 1000))
-            }
-            Self.update(&tallies[host, default: HostTally()]) { tally in
-                tally.flows += 1
-                tally.transports.insert(DestinationTransport(flow: flow))
-                if tally.firstSeen.map({ t < $0 }) ?? true { tally.firstSeen = t }
-                if let r = flow.request {
-                    tally.requests += 1
-                    tally.bytesSent += Self.size(of: r)
+        var findings = 0
+        var categories: UInt64 = 0
+    }
+
+    /// Distinct patterns tracked at most; later new ones are only counted (`omitted.findingPatterns`).
+    static let trackedPatterns = 50_000
+    /// Histogram cells at most; beyond, the cell width doubles.
+    static let timeBins = 16_384
+
+    private var tallies: [String: HostTally] = [:]
+    private var start: Date?
+    private var end: Date?
+    private var requests = 0
+    private var flowCount = 0
+    private var sniHosts: [String: Date] = [:]
+    private var dnsCount = 0
+    private var resolved: [String: [String]] = [:]
+    private var dnsHosts: [String: (first: String, addresses: [String])] = [:]
+    private var findingCount = 0
+    private var leakingRequests = 0
+    private var looseLeaking = Set<RequestKey>()
+    private var looseRequestsByHost: [String: Set<RequestKey>] = [:]
+    private var perCategory: [String: CategoryTally] = [:]
+    private var patternIndex: [PatternKey: Int] = [:]
+    private var patternList: [FindingPattern] = []
+    private var patternKeys: [PatternKey] = []
+    private var patternTimes: [(first: Date?, last: Date?)] = []
+    private var untrackedPatterns = Set<Int>()
+    private var untrackedPatternCount = 0
+    private var cleartext = 0, encrypted = 0, metadata = 0
+    private var bins: [Int64: TimeBin] = [:]
+    private var binWidth = 0.001
+    private var categoryBits: [String: Int] = [:]
+
+    private mutating func see(_ d: Date) {
+        if start.map({ d < $0 }) ?? true { start = d }
+        if end.map({ d > $0 }) ?? true { end = d }
+    }
+
+    private mutating func bin(_ t: Date, _ body: (inout TimeBin) -> Void) {
+        if bins.count >= Self.timeBins {
+            binWidth *= 2
+            var merged: [Int64: TimeBin] = [:]
+            for (k, b) in bins {
+                Self.update(&merged[k >> 1, default: TimeBin()]) { m in
+                    m.requests += b.requests
+                    m.findings += b.findings
+                    m.categories |= b.categories
                 }
-                if let r = flow.response { tally.bytesReceived += Self.size(of: r) }
-                if let a = flow.server?.address, !a.isEmpty, tally.addresses.count < 8, !tally.addresses.contains(a) {
-                    tally.addresses.append(a)
-                }
             }
-            if flow.request != nil {
-                requests += 1
-            } else if let sni = flow.tls?.serverName?.lowercased(), !sni.isEmpty {
-                if sniHosts[sni].map({ t < $0 }) ?? true { sniHosts[sni] = t }
+            bins = merged
+        }
+        let key = Int64((t.timeIntervalSince1970 / binWidth + 1e-6).rounded(.down))
+        Self.update(&bins[key, default: TimeBin()], body)
+    }
+
+    private mutating func categoryBit(_ c: String) -> UInt64 {
+        if let i = categoryBits[c] { return 1 << UInt64(i) }
+        guard categoryBits.count < 64 else { return 0 }
+        categoryBits[c] = categoryBits.count
+        return 1 << UInt64(categoryBits.count - 1)
+    }
+
+    /// One flow of the inputs with the inspector's findings for it.
+    public mutating func add(flow: Flow, findings: [Finding]) {
+        flowCount += 1
+        let host = flow.host.lowercased()
+        let t = flow.timings.started
+        if t.timeIntervalSince1970 > 0 {
+            see(t)
+            see(t.addingTimeInterval(flow.timings.total / 1000))
+        }
+        Self.update(&tallies[host, default: HostTally()]) { tally in
+            tally.flows += 1
+            tally.transports.insert(DestinationTransport(flow: flow))
+            if tally.firstSeen.map({ t < $0 }) ?? true { tally.firstSeen = t }
+            if let r = flow.request {
+                tally.requests += 1
+                tally.bytesSent += Self.size(of: r)
+            }
+            if let r = flow.response { tally.bytesReceived += Self.size(of: r) }
+            if let a = flow.server?.address, !a.isEmpty, tally.addresses.count < 8, !tally.addresses.contains(a) {
+                tally.addresses.append(a)
             }
         }
-        for d in dns where d.time.timeIntervalSince1970 > 0 { see(d.time) }
-
-        // Findings: per host, per category, per pattern, per time.
-        let findingsOnly = flows.isEmpty
-        var findingRequestsByHost: [String: Set<RequestKey>] = [:]
-        var leakingRequests = Set<RequestKey>()
-        var perCategory: [String: CategoryTally] = [:]
-        var patternIndex: [PatternKey: Int] = [:]
-        var patternList: [FindingPattern] = []
-        var patternKeys: [PatternKey] = []
-        var patternTimes: [(first: Date?, last: Date?)] = []
-        var findingTimes: [(Date, String)] = []
-        findingTimes.reserveCapacity(findings.count)
-        var cleartext = 0, encrypted = 0, metadata = 0
+        if flow.request != nil {
+            requests += 1
+            if t.timeIntervalSince1970 > 0 { bin(t) { $0.requests += 1 } }
+        } else if let sni = flow.tls?.serverName?.lowercased(), !sni.isEmpty {
+            if sniHosts[sni].map({ t < $0 }) ?? true { sniHosts[sni] = t }
+        }
+        guard !findings.isEmpty else { return }
+        leakingRequests += 1
+        var counted: [String] = []
         for f in findings {
-            let host = f.destination.host.lowercased()
-            let requestKey = RequestKey(f)
-            leakingRequests.insert(requestKey)
-            Self.update(&tallies[host, default: HostTally()]) { tally in
-                tally.findings += 1
-                tally.categories.insert(f.category)
-                if findingsOnly {
-                    if findingRequestsByHost[host, default: []].insert(requestKey).inserted { tally.requests += 1 }
-                    tally.transports.insert(DestinationTransport(findingTransport: f.transport))
-                }
-            }
-            let isCleartext = f.transport == "http"
-            switch f.transport {
-            case "http": cleartext += 1
-            case "https": encrypted += 1
-            default: metadata += 1
-            }
-            Self.update(&perCategory[f.category, default: CategoryTally()]) { c in
-                c.findings += 1
-                c.requests.insert(requestKey)
-                c.hosts.insert(host)
-                if isCleartext { c.cleartext += 1 }
-            }
-
-            let time = f.flow.flatMap { flowTimes[$0] } ?? f.time.flatMap(ReportTime.parse)
-            if let time {
-                findingTimes.append((time, f.category))
-                if findingsOnly { see(time) }
-            }
-            let key = PatternKey(category: f.category, host: host, type: f.type, where_: f.where, encoding: f.encoding)
-            if let i = patternIndex[key] {
-                patternList[i].occurrences += 1
-                if !patternList[i].transports.contains(f.transport) { patternList[i].transports.append(f.transport) }
-                if let time {
-                    if patternTimes[i].first.map({ time < $0 }) ?? true { patternTimes[i].first = time }
-                    if patternTimes[i].last.map({ time > $0 }) ?? true { patternTimes[i].last = time }
-                }
-            } else {
-                patternIndex[key] = patternList.count
-                patternKeys.append(key)
-                patternTimes.append((time, time))
-                patternList.append(FindingPattern(
-                    type: f.type, where: f.where, encoding: f.encoding, evidence: f.evidence, rule: f.rule,
-                    severity: f.severity, description: f.description, inner: f.inner, transports: [f.transport],
-                    occurrences: 1, firstSeen: nil, lastSeen: nil, exampleMethod: f.request.method,
-                    exampleURL: f.request.url, exampleFlow: f.flow))
+            add(f, time: t, requestKey: nil)
+            if !counted.contains(f.category) {
+                counted.append(f.category)
+                perCategory[f.category, default: CategoryTally()].requests += 1
             }
         }
+    }
+
+    /// Findings whose flows are not part of the inputs (findings documents).
+    public mutating func add(findings: [Finding]) {
+        for f in findings {
+            let key = RequestKey(f)
+            looseLeaking.insert(key)
+            let time = f.time.flatMap(ReportTime.parse)
+            if let time, findingsOnly { see(time) }
+            if findingsOnly, looseRequestsByHost[f.destination.host.lowercased(), default: []].insert(key).inserted,
+               let time {
+                // Without flows, each leaking request counts once, at its first finding.
+                bin(time) { $0.requests += 1 }
+            }
+            add(f, time: time, requestKey: key)
+        }
+    }
+
+    /// One DNS answer seen by the sources.
+    public mutating func add(dns d: DNSObservation) {
+        dnsCount += 1
+        if d.time.timeIntervalSince1970 > 0 { see(d.time) }
+        let name = d.name.lowercased()
+        if !d.addresses.isEmpty {
+            Self.update(&resolved[name, default: []]) { list in
+                for a in d.addresses where list.count < 8 && !list.contains(a) { list.append(a) }
+            }
+        }
+        guard !name.isEmpty else { return }
+        let iso = ReportTime.iso(d.time)
+        Self.update(&dnsHosts[name, default: (iso, [])]) { entry in
+            if iso < entry.first { entry.first = iso }
+            for a in d.addresses where !entry.addresses.contains(a) && entry.addresses.count < 8 { entry.addresses.append(a) }
+        }
+    }
+
+    private mutating func add(_ f: Finding, time: Date?, requestKey: RequestKey?) {
+        findingCount += 1
+        let host = f.destination.host.lowercased()
+        let known = findingDestinations[host]
+        if known == nil || (f.destination.tracker != nil && known?.tracker == nil) { findingDestinations[host] = f.destination }
+        let findingsOnly = self.findingsOnly
+        Self.update(&tallies[host, default: HostTally()]) { tally in
+            tally.findings += 1
+            tally.categories.insert(f.category)
+            if findingsOnly {
+                tally.transports.insert(DestinationTransport(findingTransport: f.transport))
+            }
+        }
+        let isCleartext = f.transport == "http"
+        switch f.transport {
+        case "http": cleartext += 1
+        case "https": encrypted += 1
+        default: metadata += 1
+        }
+        Self.update(&perCategory[f.category, default: CategoryTally()]) { c in
+            c.findings += 1
+            if let requestKey { c.looseRequests.insert(requestKey) }
+            if !c.hosts.contains(host) { c.hosts.insert(host) }
+            if isCleartext { c.cleartext += 1 }
+        }
+        if let time {
+            let bit = categoryBit(f.category)
+            bin(time) { b in
+                b.findings += 1
+                b.categories |= bit
+            }
+        }
+        let key = PatternKey(category: f.category, host: host, type: f.type, where_: f.where, encoding: f.encoding)
+        if let i = patternIndex[key] {
+            patternList[i].occurrences += 1
+            if !patternList[i].transports.contains(f.transport) { patternList[i].transports.append(f.transport) }
+            if let time {
+                if patternTimes[i].first.map({ time < $0 }) ?? true { patternTimes[i].first = time }
+                if patternTimes[i].last.map({ time > $0 }) ?? true { patternTimes[i].last = time }
+            }
+        } else if patternList.count >= Self.trackedPatterns {
+            if untrackedPatterns.count < Self.trackedPatterns, untrackedPatterns.insert(key.hashValue).inserted {
+                untrackedPatternCount += 1
+            }
+        } else {
+            patternIndex[key] = patternList.count
+            patternKeys.append(key)
+            patternTimes.append((time, time))
+            patternList.append(FindingPattern(
+                type: f.type, where: f.where, encoding: f.encoding, evidence: f.evidence, rule: f.rule,
+                severity: f.severity, description: f.description, inner: f.inner, transports: [f.transport],
+                occurrences: 1, firstSeen: nil, lastSeen: nil, exampleMethod: f.request.method,
+                exampleURL: f.request.url, exampleFlow: f.flow))
+        }
+    }
+
+    /// The summary of everything added so far, caps applied.
+    public mutating func finish() -> AuditSummary {
         for i in patternList.indices {
             patternList[i].firstSeen = patternTimes[i].first.map(ReportTime.iso)
             patternList[i].lastSeen = patternTimes[i].last.map(ReportTime.iso)
         }
-        if findingsOnly { requests = Set(findings.map(RequestKey.init)).count }
+        var requests = self.requests
+        if findingsOnly {
+            requests = looseLeaking.count
+            for (host, keys) in looseRequestsByHost { tallies[host]?.requests = keys.count }
+        }
+        let leakingRequests = self.leakingRequests + looseLeaking.count
 
         // Destinations (addresses from DNS first).
-        var resolved: [String: [String]] = [:]
-        for d in dns where !d.addresses.isEmpty {
-            Self.update(&resolved[d.name.lowercased(), default: []]) { list in
-                for a in d.addresses where list.count < 8 && !list.contains(a) { list.append(a) }
-            }
-        }
         var destinations: [AuditSummary.Destination] = []
         for (host, t) in tallies {
             var addresses = resolved[host] ?? []
@@ -239,15 +353,15 @@ struct AuditSummaryBuilder {
             var companies = Set<String>()
             for h in c.hosts { companies.insert(companyLabel(h)) }
             categories.append(AuditSummary.CategoryCount(
-                category: name, findings: c.findings, requests: c.requests.count, hosts: c.hosts.count,
+                category: name, findings: c.findings, requests: c.requests + c.looseRequests.count, hosts: c.hosts.count,
                 companies: companies.count, cleartext: c.cleartext))
         }
         let leakingHosts = destinations.filter { $0.findings > 0 }
         let companies = Array(Set(leakingHosts.compactMap(\.company))).sorted()
         let unattributed = leakingHosts.filter { $0.company == nil }.count
         var verdict = AuditSummary.Verdict(
-            requests: requests, flows: findingsOnly ? requests : flows.count, findings: findings.count,
-            leakingRequests: leakingRequests.count, categoriesFound: categoryNames, companies: companies,
+            requests: requests, flows: findingsOnly ? requests : flowCount, findings: findingCount,
+            leakingRequests: leakingRequests, categoriesFound: categoryNames, companies: companies,
             unattributedHosts: unattributed, hostsReceivingData: leakingHosts.count,
             thirdPartyHostsReceivingData: leakingHosts.filter(\.thirdParty).count,
             cleartextFindings: cleartext, encryptedFindings: encrypted, metadataFindings: metadata,
@@ -287,7 +401,7 @@ struct AuditSummaryBuilder {
         }
         var groups: [FindingGroup] = []
         var budget = limits.patternsTotal
-        var omittedPatterns = 0
+        var omittedPatterns = untrackedPatternCount
         for cat in categoryNames {
             let hosts = (grouped[cat] ?? [:]).map { host, ps in (host, ps, ps.reduce(0) { $0 + $1.occurrences }) }
                 .sorted { $0.2 != $1.2 ? $0.2 > $1.2 : $0.0 < $1.0 }
@@ -306,38 +420,26 @@ struct AuditSummaryBuilder {
             }
         }
 
-        // Timeline.
+        // Timeline, cut from the histogram.
         let duration = max(0, (end ?? start ?? Date(timeIntervalSince1970: 0)).timeIntervalSince(start ?? Date(timeIntervalSince1970: 0)))
         let bucketCount = max(1, limits.timelineBuckets)
         let bucket = duration > 0 ? duration / Double(bucketCount) : 1
         var points = (0..<(duration > 0 ? bucketCount : 1)).map {
             AuditSummary.TimelinePoint(offset: Double($0) * bucket, requests: 0, findings: 0, categories: [])
         }
-        func index(_ t: Date) -> Int {
-            guard let s = start else { return 0 }
-            let i = Int(t.timeIntervalSince(s) / bucket)
-            return min(max(i, 0), points.count - 1)
-        }
-        if start != nil {
-            for flow in flows where flow.request != nil && flow.timings.started.timeIntervalSince1970 > 0 {
-                points[index(flow.timings.started)].requests += 1
+        if let s = start {
+            var bucketCategories = [UInt64](repeating: 0, count: points.count)
+            for (key, b) in bins {
+                let t = Double(key) * binWidth
+                let i = min(max(Int((t - s.timeIntervalSince1970) / bucket), 0), points.count - 1)
+                points[i].requests += b.requests
+                points[i].findings += b.findings
+                bucketCategories[i] |= b.categories
             }
-            if findingsOnly {
-                // Without flows, each leaking request counts once, at its first finding.
-                var seenRequests = Set<RequestKey>()
-                for f in findings {
-                    if seenRequests.insert(RequestKey(f)).inserted, let t = f.time.flatMap(ReportTime.parse) {
-                        points[index(t)].requests += 1
-                    }
-                }
+            for i in points.indices {
+                let names = categoryBits.filter { bucketCategories[i] & (1 << UInt64($0.value)) != 0 }.map(\.key)
+                points[i].categories = CategoryNames.sorted(names)
             }
-            var bucketCategories = [Set<String>](repeating: [], count: points.count)
-            for (t, cat) in findingTimes {
-                let i = index(t)
-                points[i].findings += 1
-                bucketCategories[i].insert(cat)
-            }
-            for i in points.indices { points[i].categories = CategoryNames.sorted(bucketCategories[i]) }
         } else {
             points = []
         }
@@ -347,14 +449,11 @@ struct AuditSummaryBuilder {
         // Hosts seen only in DNS answers or TLS ClientHellos.
         var metadataHosts: [String: AuditSummary.MetadataOnlyHost] = [:]
         let readable = Set(tallies.filter { $0.value.requests > 0 }.map(\.key))
-        for d in dns {
-            let host = d.name.lowercased()
-            guard !host.isEmpty, !readable.contains(host) else { continue }
-            var entry = metadataHosts[host] ?? Self.metadataHost(host, attribution(host))
-            if !entry.seenIn.contains("dns") { entry.seenIn.insert("dns", at: 0) }
-            let iso = ReportTime.iso(d.time)
-            if entry.firstSeen.map({ iso < $0 }) ?? true { entry.firstSeen = iso }
-            for a in d.addresses where !entry.addresses.contains(a) && entry.addresses.count < 8 { entry.addresses.append(a) }
+        for (host, d) in dnsHosts where !readable.contains(host) {
+            var entry = Self.metadataHost(host, attribution(host))
+            entry.seenIn = ["dns"]
+            entry.firstSeen = d.first
+            entry.addresses = d.addresses
             metadataHosts[host] = entry
         }
         for (host, t) in sniHosts where !readable.contains(host) {
@@ -377,7 +476,7 @@ struct AuditSummaryBuilder {
             app: context.app, firstPartyDomains: context.firstPartyDomains, deviceName: context.deviceName,
             deviceProfile: context.deviceProfile, rulesVersion: context.rulesVersion,
             captureStart: start.map(ReportTime.iso), captureEnd: end.map(ReportTime.iso),
-            durationSeconds: duration, dnsObservations: dns.count)
+            durationSeconds: duration, dnsObservations: dnsCount)
 
         return AuditSummary(
             verdict: verdict, categories: categories, destinations: destinations, dataFlows: matrix,

@@ -9,7 +9,11 @@ enum JSONText {
     static func string(_ s: String, into out: inout String) {
         out += "\""
         // Fast path: nothing to escape (0xE2 may start U+2028/U+2029, so it takes the slow path).
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2 }) {
+        let plain = s.utf8.withContiguousStorageIfAvailable { bytes in
+            for b in bytes where b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F || b == 0xE2 { return false }
+            return true
+        } ?? !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2 })
+        if plain {
             out += s
             out += "\""
             return

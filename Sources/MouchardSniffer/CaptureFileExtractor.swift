@@ -17,8 +17,16 @@ public enum CaptureFileExtractor {
     /// `onFlow` sees flows as they complete; with `collect: false` they are not kept in the result.
     public static func extract(path: String, limits: ReassemblyLimits = ReassemblyLimits(), collect: Bool = true,
                                onFlow: ((Flow) -> Void)? = nil) throws -> CaptureExtraction {
+        try extract(path: path, limits: limits, collect: collect, onDNS: nil, onFlow: onFlow)
+    }
+
+    /// `extract` that also hands each DNS answer to `onDNS` as it is read (with `collect: false`
+    /// neither flows nor DNS answers are kept in the result).
+    public static func extract(path: String, limits: ReassemblyLimits = ReassemblyLimits(), collect: Bool = true,
+                               onDNS: ((DNSObservation) -> Void)?, onFlow: ((Flow) -> Void)?) throws -> CaptureExtraction {
         let extractor = PcapFlowExtractor(limits: limits, collect: collect)
         extractor.onFlow = onFlow
+        extractor.onDNS = onDNS
         let outcome = try CaptureFileReader(path: path).forEachPacket { extractor.process($0) }
         return extractor.finish(readError: outcome.error, format: outcome.format?.rawValue)
     }

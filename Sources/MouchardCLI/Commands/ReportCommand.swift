@@ -1,4 +1,5 @@
 import Foundation
+import MouchardInspection
 import MouchardReport
 
 /// `mouchard report`: inspects sessions or capture files and writes a privacy report
@@ -42,9 +43,11 @@ struct ReportCommand: MouchardCommand {
         }
         let failOn = AuditSetup.failOnCategories(args)
         let setup = try AuditSetup.load(args, io: io)
-        let inputs = try AuditInputs.load(args.positionals, io: io)
-        for w in inputs.warnings.prefix(10) { io.err("mouchard: warning: \(w)\n") }
-        let (summary, findings) = setup.audit(inputs)
+        var inputs = AuditInputs(args.positionals)
+        // The renderers list every finding, so they are kept (the flows are not).
+        var findings: [Finding] = []
+        let summary = try setup.audit(&inputs, io: io) { findings.append($0) }
+        for w in (inputs.warnings + inputs.readErrors).prefix(10) { io.err("mouchard: warning: \(w)\n") }
         let bytes = try ReportRenderer.render(format, summary: summary, findings: findings, rules: setup.ruleMetadata)
         let path = out.hasPrefix("/") ? out : io.currentDirectory + "/" + out
         do {

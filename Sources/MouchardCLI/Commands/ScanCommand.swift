@@ -1,8 +1,6 @@
 import Foundation
-import MouchardFlow
 import MouchardInspection
 import MouchardReport
-import MouchardSniffer
 
 /// `mouchard scan INPUT...`: inspects captured traffic and lists what leaked, to whom, how hidden.
 struct ScanCommand: MouchardCommand {
@@ -43,75 +41,47 @@ struct ScanCommand: MouchardCommand {
             }
             failOn.insert(c)
         }
-        let rulesDirectory = try ScanInputs.rulesDirectory(args.value("--rules"), io: io)
-        let rules = try ScanInputs.loadRules(rulesDirectory)
-        let trackers = try ScanInputs.loadTrackers(rulesDirectory)
-        let profile = try args.value("--device").map { try ScanInputs.loadProfile($0, io: io) }
-
-        var flows: [Flow] = []
-        var dns: [DNSObservation] = []
-        var sources: [String] = []
-        var destinations: [CaptureDestination] = []
-        var captureErrors: [String] = []
-        for input in args.positionals {
-            let name = (input as NSString).lastPathComponent
-            if CaptureScanInput.isCapture(input, io: io) {
-                let extraction = try CaptureScanInput.scan(input, io: io) { flow in flows.append(flow) }
-                destinations += extraction.destinations
-                dns += extraction.dns
-                sources.append("\(extraction.format ?? "capture") file \(name)")
-                if let e = extraction.readError { captureErrors.append("\(input): \(e) (everything before it was scanned)") }
-                continue
+        let setup = try AuditSetup.load(args, io: io)
+        var inputs = AuditInputs(args.positionals)
+        // Findings are written as they are found (json: the array first, the summary after them).
+        let out = OutputBuffer(io)
+        var count = 0
+        var hit = false
+        if format == "json" { out.text += FindingsJSON.streamHead }
+        let summary = try setup.audit(&inputs, io: io) { f in
+            switch format {
+            case "json": FindingsJSON.streamElement(f, index: count, into: &out.text)
+            case "jsonl": FindingsJSON.line(f, into: &out.text)
+            default: break
             }
-            flows += try ScanInputs.loadFlows(input, io: io)
-            var isFolder: ObjCBool = false
-            let path = URL(fileURLWithPath: input, relativeTo: URL(fileURLWithPath: io.currentDirectory, isDirectory: true)).path
-            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
-            sources.append("\(exists && !isFolder.boolValue ? "HAR file" : "session") \(name)")
+            count += 1
+            if !hit { hit = failOn.contains("any") || failOn.contains(f.category) }
+            out.flushIfFull()
         }
-        let attribution = TrackerAttribution(trackers: trackers, firstParty: args.all("--first-party"), flows: flows)
-        let inspector = Inspector(rules: rules, profile: profile, attribution: attribution)
-        let findings = inspector.inspect(flows)
-        // The summary shared with `report` (verdict, destinations, data flows...).
-        var rulesDescription = "\(rules.rules.count) pattern rules in \(rules.files.count) files"
-        if trackers != nil { rulesDescription += " + trackers.json" }
-        let context = AuditContext(toolVersion: Mouchard.version, inputs: args.positionals,
-                                   source: sources.joined(separator: "; "),
-                                   firstPartyDomains: args.all("--first-party"), deviceName: profile?.name,
-                                   deviceProfile: profile.map(AuditSetup.masked) ?? [], rulesVersion: rulesDescription)
-        let summary = AuditSummary.build(flows: flows, findings: findings, dns: dns, context: context,
-                                         attribute: attribution)
-        if format == "jsonl" { for f in findings { io.out(try jsonLine(f)) } }
         switch format {
         case "json":
             // spec/findings.md's fields (tool, inputs, requests, findings) plus the summary sections
             // (its `destinations` cover the capture's hosts: transports, flows, bytes).
-            io.out(String(decoding: try FindingsJSON.render(summary, findings: findings), as: UTF8.self))
+            out.text += try FindingsJSON.streamTail(summary, count: count)
         case "text":
-            io.out(TextSummary.render(summary, findings: findings, mode: profile == nil ? "pattern rules" : "device profile"))
-            io.out(CaptureScanInput.renderDestinations(destinations))
+            out.text += TextSummary.render(summary, mode: setup.profile == nil ? "pattern rules" : "device profile")
+            out.text += CaptureDestinationsText.render(inputs.captureDestinations)
         default:
             break
         }
-        for e in captureErrors { io.err("mouchard: error: \(e)\n") }
-        if !captureErrors.isEmpty { return 1 }
-        let hit = findings.contains { failOn.contains("any") || failOn.contains($0.category) }
+        out.flush()
+        for e in inputs.readErrors { io.err("mouchard: error: \(e)\n") }
+        if !inputs.readErrors.isEmpty { return 1 }
         return hit ? 3 : 0
-    }
-
-    static func jsonLine(_ f: Finding) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(f), as: UTF8.self) + "\n"
     }
 }
 
 /// The human summary of `scan`: per category, then per destination, with masked evidence.
 enum TextSummary {
-    static func render(_ summary: AuditSummary, findings: [Finding], mode: String) -> String {
+    static func render(_ summary: AuditSummary, mode: String) -> String {
         let v = summary.verdict
         var s = "mouchard scan: \(v.requests) requests inspected (\(mode)), \(v.leakingRequests) leaking, \(v.findings) findings\n"
-        if findings.isEmpty { return s + "nothing found\n" }
+        if v.findings == 0 { return s + "nothing found\n" }
         s += "\n" + SummaryText.render(summary, hostLimit: 0)
         s += "\nper destination:\n"
         for d in summary.destinations where d.findings > 0 {

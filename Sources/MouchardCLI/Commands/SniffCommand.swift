@@ -93,7 +93,7 @@ struct SniffCommand: MouchardCommand {
             s += "session: \(SessionFiles.display(store.directory, currentDirectory: io.currentDirectory)) (\(sniffer.packetsWritten) packets in \(SessionStore.pcapFileName))\n"
         }
         for w in result.warnings { s += "warning: \(w)\n" }
-        s += CaptureScanInput.renderDestinations(result.destinations)
+        s += CaptureDestinationsText.render(result.destinations)
         io.out(s)
         return 0
     }
