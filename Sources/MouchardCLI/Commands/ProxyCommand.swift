@@ -24,7 +24,7 @@ struct ProxyCommand: MouchardCommand {
             OptionSpec("--listen", value: "ADDR:PORT", help: "address to listen on (default 127.0.0.1:8080)"),
             OptionSpec("--device", value: "FILE", help: "device profile: the phone's identifiers to look for"),
             OptionSpec("--session", value: "S", help: "session name (captures/S) or path (default: proxy-DATE-TIME)"),
-            OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules)"),
+            OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules, the installed Rules/)"),
             OptionSpec("--first-party", value: "DOMAIN", help: "the app's own domain (not a third party)", repeatable: true),
             OptionSpec("--ignore-host", value: "RE", help: "tunnel matching hosts untouched (SNI still recorded)", repeatable: true),
             OptionSpec("--ssl-keylog", value: "FILE", help: "write TLS secrets of both sides (NSS key log format)"),
@@ -64,16 +64,10 @@ struct ProxyCommand: MouchardCommand {
             do { _ = try IgnoreHostPattern(pattern) } catch { throw UsageError("--ignore-host '\(pattern)' is not a valid regular expression") }
         }
 
-        // Inspection: rules (optional directory), tracker directory, device profile.
-        let (rules, rulesDirectory) = try loadRules(args.value("--rules"), io: io)
-        var profile: DeviceProfile?
-        if let path = args.value("--device") {
-            let full = absolute(path, io)
-            guard let data = FileManager.default.contents(atPath: full) else { throw CLIError("\(path): cannot read the device profile") }
-            profile = try DeviceProfile.load([UInt8](data), file: path)
-        }
-        let inspector = Inspector(rules: rules, profile: profile,
-                                  attribution: try attribution(rulesDirectory: rulesDirectory, firstParty: args.all("--first-party")))
+        // Inspection: the same rules, tracker directory and device profile loading as scan and report.
+        let setup = try AuditSetup.load(args, io: io)
+        let attribution = CachedAttribution(TrackerAttribution(trackers: setup.trackers, firstParty: setup.firstParty, flows: []))
+        let inspector = Inspector(rules: setup.rules, profile: setup.profile, attribution: attribution)
 
         // Session store.
         var store: SessionStore?
@@ -138,45 +132,6 @@ struct ProxyCommand: MouchardCommand {
         f.locale = Locale(identifier: "en_US_POSIX")
         f.dateFormat = "yyyyMMdd-HHmmss"
         return "proxy-" + f.string(from: Date())
-    }
-
-    /// Company and first/third party of each destination, from `trackers.json` in the rule directory.
-    static func attribution(rulesDirectory: String?, firstParty: [String]) throws -> any DestinationAttributing {
-        var trackers: TrackerDirectory?
-        if let dir = rulesDirectory, let data = FileManager.default.contents(atPath: dir + "/trackers.json") {
-            trackers = try TrackerDirectory(jsonData: data, file: dir + "/trackers.json")
-        }
-        let policy = FirstPartyPolicy(explicitDomains: firstParty, trackers: trackers)
-        let directory = trackers
-        return ClosureAttribution { host in
-            let d = FindingDestination(host: host, trackers: directory, policy: policy)
-            return DestinationInfo(company: d.tracker, category: d.trackerCategory, thirdParty: d.thirdParty)
-        }
-    }
-
-    /// Rules from `--rules`, `$MOUCHARD_RULES` or `./Rules` (and that directory); none found → no pattern rules.
-    static func loadRules(_ option: String?, io: CommandIO) throws -> (RuleSet, String?) {
-        var candidates: [String] = []
-        if let o = option { candidates.append(absolute(o, io)) }
-        if let env = ProcessInfo.processInfo.environment["MOUCHARD_RULES"] { candidates.append(env) }
-        candidates.append(io.currentDirectory + "/Rules")
-        let fm = FileManager.default
-        for dir in candidates {
-            var isDir: ObjCBool = false
-            guard fm.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
-                if option != nil && dir == candidates.first { throw CLIError("\(option ?? dir): no such rule directory") }
-                continue
-            }
-            let files = (try? fm.contentsOfDirectory(atPath: dir))?.filter { $0.hasSuffix(".json") && $0 != "trackers.json" }.sorted() ?? []
-            var sets: [RuleSet] = []
-            for file in files {
-                guard let data = fm.contents(atPath: dir + "/" + file) else { continue }
-                sets.append(try RuleFileLoader.load([UInt8](data), file: file))
-            }
-            return (try RuleFileLoader.merge(sets), dir)
-        }
-        io.err("mouchard: note: no Rules/ directory found; only the device profile's values are looked for\n")
-        return (RuleSet(), nil)
     }
 }
 
