@@ -95,7 +95,7 @@ public enum HARReader {
         var started = Date(timeIntervalSince1970: 0)
         if let s = e.child("startedDateTime") {
             let text = try s.string()
-            guard let d = HARDate.parse(text) else { throw s.fail("expected an ISO 8601 date, found \"\(text.prefix(40))\"") }
+            guard let d = ISO8601Time.parse(text) else { throw s.fail("expected an ISO 8601 date, found \"\(text.prefix(40))\"") }
             started = d
         }
 

@@ -69,7 +69,7 @@ public struct HARWriter: Sendable {
     static func entryValue(_ flow: Flow) -> JSONValue {
         var extras = ExtrasByPlace(flow.extras)
         var entry: [(String, JSONValue)] = [
-            ("startedDateTime", .string(HARDate.format(flow.timings.started))),
+            ("startedDateTime", .string(ISO8601Time.format(flow.timings.started))),
             ("time", number(flow.timings.total)),
             ("request", requestValue(flow, extras: &extras)),
             ("response", responseValue(flow.response, extras: &extras)),

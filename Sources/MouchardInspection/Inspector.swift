@@ -245,14 +245,9 @@ private let typeDescriptions: [String: String] = [
         "password": "A password", "basic-auth": "HTTP Basic credentials",
     ]
 
+/// The finding's time: ISO 8601 UTC with milliseconds, none for the epoch placeholder of flows without a time.
 func isoTime(_ date: Date) -> String? {
     let t = date.timeIntervalSince1970
     guard t > 0, t < 1e11 else { return nil }
-    var seconds = time_t(t.rounded(.down))
-    var parts = tm()
-    guard gmtime_r(&seconds, &parts) != nil else { return nil }
-    func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-    let ms = Int((t - t.rounded(.down)) * 1000)
-    let msText = ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
-    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(msText)Z"
+    return ISO8601Time.format(date)
 }

@@ -121,11 +121,7 @@ public final class SessionStore: Sendable {
         }
     }
 
-    private static func isoNow() -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: Date())
-    }
+    private static func isoNow() -> String { ISO8601Time.format(Date()) }
 
     private func locked<T: Sendable>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
         do throws(StoreError) {

@@ -41,7 +41,7 @@ private func har(_ entries: String) -> String {
             let rs = try #require(entry["response"] as? [String: Any])
             #expect(flow.response?.status == rs["status"] as? Int)
             #expect(flow.server?.address == entry["serverIPAddress"] as? String)
-            #expect(HARDate.format(flow.timings.started) == entry["startedDateTime"] as? String)
+            #expect(ISO8601Time.format(flow.timings.started) == entry["startedDateTime"] as? String)
             #expect(flow.extras["connection"] == "\"\(entry["connection"] as? String ?? "")\"")
         }
         let first = flows[0]
@@ -89,7 +89,7 @@ private func har(_ entries: String) -> String {
         #expect(f.extras["response._transferSize"] == "120")
         #expect(f.extras["timings._blocked_queueing"] == "0.9")
         #expect(f.extras["pageref"] == #""page_1""#)
-        #expect(f.timings == FlowTimings(started: HARDate.parse("2024-03-01T10:20:30.456Z")!, blocked: 1.25, send: 0.1,
+        #expect(f.timings == FlowTimings(started: ISO8601Time.parse("2024-03-01T10:20:30.456Z")!, blocked: 1.25, send: 0.1,
                                          wait: 10.0, receive: 1.15))
         #expect(f.error == nil)
         #expect(f.transport == .https)
@@ -164,7 +164,7 @@ private func har(_ entries: String) -> String {
         #expect(r.headers.values(for: "x-dup") == ["1", "2"])
         #expect(f.response?.body == [0x47, 0x49, 0x46])
         #expect(f.server == Endpoint(address: "192.0.2.10", port: 80))
-        #expect(f.timings.started == HARDate.parse("2023-07-14T08:00:01.654321Z"))
+        #expect(f.timings.started == ISO8601Time.parse("2023-07-14T08:00:01.654321Z"))
         #expect(f.timings.blocked == nil && f.timings.dns == nil)
     }
 
@@ -238,17 +238,17 @@ private func har(_ entries: String) -> String {
 
     @Test func datesInTheFormsToolsWrite() {
         let base = 1700000000.0 // 2023-11-14T22:13:20Z
-        #expect(HARDate.parse("2023-11-14T22:13:20Z") == Date(timeIntervalSince1970: base))
-        #expect(HARDate.parse("2023-11-14T22:13:20.250Z") == Date(timeIntervalSince1970: base + 0.25))
-        #expect(HARDate.parse("2023-11-15T00:13:20+02:00") == Date(timeIntervalSince1970: base))
-        #expect(HARDate.parse("2023-11-14T20:13:20-0200") == Date(timeIntervalSince1970: base))
-        #expect(HARDate.parse("2023-11-14T22:13:20") == Date(timeIntervalSince1970: base))
-        #expect(HARDate.parse("2023-11-14T22:13:20.5+00:00") == Date(timeIntervalSince1970: base + 0.5))
-        #expect(HARDate.parse("2023-11-14") == nil)
-        #expect(HARDate.parse("2023-13-14T22:13:20Z") == nil)
-        #expect(HARDate.parse("2023-11-14T22:13:20Zjunk") == nil)
-        #expect(HARDate.format(Date(timeIntervalSince1970: base + 0.25)) == "2023-11-14T22:13:20.250Z")
-        #expect(HARDate.format(Date(timeIntervalSince1970: -0.001)) == "1969-12-31T23:59:59.999Z")
-        #expect(HARDate.format(Date(timeIntervalSince1970: 951782400)) == "2000-02-29T00:00:00.000Z")
+        #expect(ISO8601Time.parse("2023-11-14T22:13:20Z") == Date(timeIntervalSince1970: base))
+        #expect(ISO8601Time.parse("2023-11-14T22:13:20.250Z") == Date(timeIntervalSince1970: base + 0.25))
+        #expect(ISO8601Time.parse("2023-11-15T00:13:20+02:00") == Date(timeIntervalSince1970: base))
+        #expect(ISO8601Time.parse("2023-11-14T20:13:20-0200") == Date(timeIntervalSince1970: base))
+        #expect(ISO8601Time.parse("2023-11-14T22:13:20") == Date(timeIntervalSince1970: base))
+        #expect(ISO8601Time.parse("2023-11-14T22:13:20.5+00:00") == Date(timeIntervalSince1970: base + 0.5))
+        #expect(ISO8601Time.parse("2023-11-14") == nil)
+        #expect(ISO8601Time.parse("2023-13-14T22:13:20Z") == nil)
+        #expect(ISO8601Time.parse("2023-11-14T22:13:20Zjunk") == nil)
+        #expect(ISO8601Time.format(Date(timeIntervalSince1970: base + 0.25)) == "2023-11-14T22:13:20.250Z")
+        #expect(ISO8601Time.format(Date(timeIntervalSince1970: -0.001)) == "1969-12-31T23:59:59.999Z")
+        #expect(ISO8601Time.format(Date(timeIntervalSince1970: 951782400)) == "2000-02-29T00:00:00.000Z")
     }
 }

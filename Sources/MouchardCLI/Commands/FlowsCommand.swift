@@ -46,11 +46,7 @@ struct FlowsCommand: MouchardCommand {
         return text
     }
 
-    static func timestamp(_ d: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: d)
-    }
+    static func timestamp(_ d: Date) -> String { ISO8601Time.format(d) }
 
     /// Captured text made safe for a terminal: control characters become `\xNN`.
     static func printable(_ s: String) -> String {

@@ -42,9 +42,10 @@ struct SniffCommand: MouchardCommand {
             guard let seconds = Double(d), seconds > 0 else { throw UsageError("--duration must be a positive number of seconds") }
             deadline = Date().addingTimeInterval(seconds)
         }
-        let rules = try ScanInputs.loadRules(try ScanInputs.rulesDirectory(args.value("--rules"), io: io))
-        let profile = try args.value("--device").map { try ScanInputs.loadProfile($0, io: io) }
-        let inspector = Inspector(rules: rules, profile: profile, attribution: FirstPartyDomains(args.all("--first-party")))
+        // The same rules, tracker directory and device profile as scan, report and proxy.
+        let setup = try AuditSetup.load(args, io: io)
+        let attribution = CachedAttribution(TrackerAttribution(trackers: setup.trackers, firstParty: setup.firstParty, flows: []))
+        let inspector = Inspector(rules: setup.rules, profile: setup.profile, attribution: attribution)
         let store = try args.value("--session").map { try SessionFiles.openSession($0, io: io, create: true) }
 
         let sniffer: LiveSniffer

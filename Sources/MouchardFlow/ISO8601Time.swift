@@ -1,10 +1,11 @@
 import Foundation
 
-/// ISO 8601 dates as HAR tools write them (`2026-10-05T07:41:40.215Z`, `...40+02:00`,
-/// `...40.123456+0000`), parsed and formatted without DateFormatter (pure and thread-safe).
-enum HARDate {
+/// ISO 8601 times as HAR tools, findings and reports write them (`2026-10-05T07:41:40.215Z`,
+/// `...40+02:00`, `...40.123456+0000`), parsed and formatted without DateFormatter (pure, thread-safe
+/// and fast enough to stamp every finding). The one date codec of the project.
+public enum ISO8601Time {
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM|±HHMM|±HH]`; no zone means UTC. Nil when malformed.
-    static func parse(_ text: String) -> Date? {
+    public static func parse(_ text: String) -> Date? {
         let b = Array(text.utf8)
         var i = 0
         func number(_ n: Int) -> Int? {
@@ -69,7 +70,7 @@ enum HARDate {
     }
 
     /// `2026-10-05T07:41:40.215Z`: UTC with milliseconds (rounded to the nearest millisecond).
-    static func format(_ date: Date) -> String {
+    public static func format(_ date: Date) -> String {
         let t = date.timeIntervalSince1970
         guard t.isFinite, abs(t) < 1e13 else { return "1970-01-01T00:00:00.000Z" }
         let totalMs = Int((t * 1000).rounded())
@@ -88,7 +89,7 @@ enum HARDate {
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date.
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -98,7 +99,7 @@ enum HARDate {
     }
 
     /// The date of a day count since 1970-01-01.
-    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+    public static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719468
         let era = (z >= 0 ? z : z - 146096) / 146097
         let doe = z - era * 146097
