@@ -115,7 +115,7 @@ public enum ConsoleLines {
     public static func flowLine(_ flow: Flow) -> String {
         var s = "\(clock(flow.timings.started)) #\(flow.id) "
         if let r = flow.request {
-            s += "\(r.method) \(r.url)"
+            s += "\(r.method) \(MaskedURL.display(r.url))"  // a log never repeats a full identifier
             s += flow.response.map { " → \($0.status)" } ?? ""
         } else {
             s += "TLS \(flow.tls?.serverName ?? flow.host)"

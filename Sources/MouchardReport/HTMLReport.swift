@@ -1,3 +1,4 @@
+import MouchardInspection
 import Foundation
 
 /// Renders an `AuditSummary` as one self-contained HTML page: inline CSS and SVG, no script, no

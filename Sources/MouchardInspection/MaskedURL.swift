@@ -1,10 +1,9 @@
-import MouchardInspection
-
 /// A request URL as the human-facing reports show it: scheme, host, path and query keys stay
 /// readable, but every query value and every identifier-like path segment is masked, so a report
 /// never repeats a full identifier that the app put in a URL (the evidence column says what leaked).
 ///
-/// The machine-readable findings JSON keeps the URL exactly as sent (the findings contract).
+/// The machine-readable findings JSON keeps the URL exactly as sent (the findings contract); reports,
+/// SARIF and the proxy's flow log show this form.
 public enum MaskedURL {
     /// `http://t.example/v1/u/6D92078A-8246-4BA4-AE5B-76104861E7DC?idfa=6D92…&n=3`
     /// → `http://t.example/v1/u/6D92…E7DC?idfa=6D92…E7DC&n=•`.

@@ -1,4 +1,4 @@
-import MouchardReport
+import MouchardInspection
 import Testing
 
 @Suite struct MaskedURLTests {
