@@ -64,7 +64,7 @@ public enum HARReader {
     static func entryNodes(_ bytes: [UInt8]) throws(HARError) -> [HARNode] {
         let root: JSONValue
         do {
-            root = try JSONParser.parse(bytes)
+            root = try JSONParser.har.parse(bytes)
         } catch {
             throw HARError(path: "", byteOffset: error.offset, message: error.message)
         }
@@ -86,9 +86,9 @@ public enum HARReader {
     static func flow(_ e: HARNode, id: Int) throws(HARError) -> Flow {
         try e.requireObject()
         var extras: [String: String] = [:]
-        for (key, value) in try e.members() where !ownEntryFields.contains(key) {
-            if key.hasPrefix("_") || keptStandardFields.contains(key) {
-                extras[key] = String(decoding: JSONSerializer.serialize(value, pretty: false), as: UTF8.self)
+        for m in try e.members() where !ownEntryFields.contains(m.key) {
+            if m.key.hasPrefix("_") || keptStandardFields.contains(m.key) {
+                extras[m.key] = String(decoding: JSONWriter.serialize(m.value, pretty: false), as: UTF8.self)
             }
         }
 
@@ -285,8 +285,8 @@ public enum HARReader {
     /// Copies `_custom` members of `node` into `extras` under `prefix`, except the ones in `own`.
     static func collectCustom(_ node: HARNode, prefix: String, own: Set<String>,
                               into extras: inout [String: String]) throws(HARError) {
-        for (key, value) in try node.members() where key.hasPrefix("_") && !own.contains(key) {
-            extras[prefix + key] = String(decoding: JSONSerializer.serialize(value, pretty: false), as: UTF8.self)
+        for m in try node.members() where m.key.hasPrefix("_") && !own.contains(m.key) {
+            extras[prefix + m.key] = String(decoding: JSONWriter.serialize(m.value, pretty: false), as: UTF8.self)
         }
     }
 

@@ -46,7 +46,7 @@ public struct HARWriter: Sendable {
     /// Everything before the first entry.
     public func begin() -> [UInt8] {
         let creator = JSONValue.object([("name", .string(creatorName)), ("version", .string(creatorVersion))])
-        let c = String(decoding: JSONSerializer.serialize(creator, pretty: false), as: UTF8.self)
+        let c = String(decoding: JSONWriter.serialize(creator, pretty: false), as: UTF8.self)
         let text = pretty ? "{\n  \"log\": {\n    \"version\": \"1.2\",\n    \"creator\": \(c),\n    \"entries\": ["
                           : "{\"log\":{\"version\":\"1.2\",\"creator\":\(c),\"entries\":["
         return Array(text.utf8)
@@ -54,7 +54,7 @@ public struct HARWriter: Sendable {
 
     /// One entry, preceded by the separator unless it is the first.
     public func entry(_ flow: Flow, isFirst: Bool) -> [UInt8] {
-        var s = JSONSerializer(pretty: pretty)
+        var s = JSONWriter(pretty: pretty)
         var out: [UInt8] = isFirst ? [] : [UInt8(ascii: ",")]
         if pretty { out += Array("\n      ".utf8) }
         s.write(Self.entryValue(flow), indent: 3)
@@ -238,16 +238,8 @@ public struct HARWriter: Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(b.count)
         var i = 0
-        func hex(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: return c - 0x30
-            case 0x41...0x46: return c - 0x37
-            case 0x61...0x66: return c - 0x57
-            default: return nil
-            }
-        }
         while i < b.count {
-            if b[i] == UInt8(ascii: "%"), i + 2 < b.count, let h = hex(b[i + 1]), let l = hex(b[i + 2]) {
+            if b[i] == UInt8(ascii: "%"), i + 2 < b.count, let h = hexNibble(b[i + 1]), let l = hexNibble(b[i + 2]) {
                 out.append(h << 4 | l)
                 i += 3
             } else {
@@ -274,7 +266,7 @@ public struct HARWriter: Sendable {
 
     static func appendExtras(_ extras: [(String, String)], to members: inout [(String, JSONValue)]) {
         for (key, text) in extras where !members.contains(where: { $0.0 == key }) {
-            let value = (try? JSONParser.parse(Array(text.utf8))) ?? .string(text)
+            let value = (try? JSONParser.har.parse(Array(text.utf8))) ?? .string(text)
             members.append((key, value))
         }
     }

@@ -211,8 +211,8 @@ private func har(_ entries: String) -> String {
         #expect(error(#"{"log": {}}"#) == "log.entries: missing")
         #expect(error(#"[1]"#) == "expected an object, found an array")
         #expect(error(#"{"log": {"entries": [}}"#) == "byte 21: invalid JSON: expected a value, found '}'")
-        #expect(error(#"{"log": "#) == "byte 8: invalid JSON: unexpected end of input, expected a value")
-        #expect(error("") == "byte 0: invalid JSON: unexpected end of input, expected a value")
+        #expect(error(#"{"log": "#) == "byte 8: invalid JSON: expected a value, found end of input")
+        #expect(error("") == "byte 0: invalid JSON: expected a value, found end of input")
         #expect(error(String(repeating: "[", count: 100_000)) == "byte 512: invalid JSON: nesting deeper than 512")
     }
 

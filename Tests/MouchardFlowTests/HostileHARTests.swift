@@ -5,23 +5,25 @@ import Testing
 
 /// The HAR reader and its JSON parser on hostile bytes: exact escapes, and no crash on damage.
 @Suite struct HostileHARTests {
+    /// The HAR settings of the shared JSON parser (`JSONParser.har`): escapes, byte order mark, errors.
     @Test func stringEscapes() throws {
-        let v = try JSONParser.parse(Array(#"["\ud83d\ude00", "\ud800x", "a\u00e9\n\t\"\\\/", "\uDC00"]"#.utf8))
-        #expect(v == .array([.string("😀"), .string("\u{FFFD}x"), .string("aé\n\t\"\\/"), .string("\u{FFFD}")]))
+        let v = try JSONParser.har.parse(Array(#"["\ud83d\ude00", "\ud800x", "a\u00e9\n\t\"\\\/", "\uDC00"]"#.utf8))
+        #expect(v.elements?.map(\.stringValue) == ["😀", "\u{FFFD}x", "aé\n\t\"\\/", "\u{FFFD}"])
         // Invalid UTF-8 inside a string becomes U+FFFD rather than failing the file.
-        let bad = try JSONParser.parse([0x22, 0x61, 0xFF, 0x62, 0x22])
-        #expect(bad == .string("a\u{FFFD}b"))
+        let bad = try JSONParser.har.parse([0x22, 0x61, 0xFF, 0x62, 0x22])
+        #expect(bad.stringValue == "a\u{FFFD}b")
         // A UTF-8 byte order mark is skipped.
-        #expect(try JSONParser.parse([0xEF, 0xBB, 0xBF] + Array("[1]".utf8)) == .array([.number("1")]))
-        #expect(throws: JSONSyntaxError(offset: 3, message: "control character in a string")) {
-            try JSONParser.parse([0x5B, 0x22, 0x61, 0x0A, 0x22, 0x5D])
+        let bom = try JSONParser.har.parse([0xEF, 0xBB, 0xBF] + Array("[1]".utf8))
+        #expect(bom.offset == 3 && bom.elements?.map(\.kind) == [.number(Array("1".utf8))])
+        #expect(throws: JSONParseError(offset: 3, message: "control character in string")) {
+            try JSONParser.har.parse([0x5B, 0x22, 0x61, 0x0A, 0x22, 0x5D])
         }
-        #expect(throws: JSONSyntaxError(offset: 3, message: "invalid escape '\\x' in a string")) {
-            try JSONParser.parse(Array(#""a\x""#.utf8))
+        #expect(throws: JSONParseError(offset: 2, message: "invalid escape")) {
+            try JSONParser.har.parse(Array(#""a\x""#.utf8))
         }
-        #expect(throws: JSONSyntaxError(offset: 1, message: "expected a digit")) { try JSONParser.parse(Array("-".utf8)) }
-        #expect(throws: JSONSyntaxError(offset: 1, message: "unexpected data after the JSON document")) {
-            try JSONParser.parse(Array("01".utf8))
+        #expect(throws: JSONParseError(offset: 0, message: "invalid number")) { try JSONParser.har.parse(Array("-".utf8)) }
+        #expect(throws: JSONParseError(offset: 2, message: "unexpected text after the JSON value")) {
+            try JSONParser.har.parse(Array("1 2".utf8))
         }
     }
 
@@ -31,7 +33,11 @@ import Testing
         text += "é😀\u{2028}"
         let value = JSONValue.object([("k\"ey", .array([.string(text), .number("-1.5e3"), .bool(true), .null, .object([])]))])
         for pretty in [true, false] {
-            #expect(try JSONParser.parse(JSONSerializer.serialize(value, pretty: pretty)) == value)
+            let written = JSONWriter.serialize(value, pretty: pretty)
+            let parsed = try JSONParser.har.parse(written)
+            #expect(parsed.members?.first?.key == "k\"ey")
+            #expect(parsed.members?.first?.value.elements?.first?.stringValue == text)
+            #expect(JSONWriter.serialize(parsed, pretty: pretty) == written)
         }
     }
 

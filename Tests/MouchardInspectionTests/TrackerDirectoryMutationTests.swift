@@ -3,7 +3,7 @@ import MouchardWire
 import Testing
 @testable import MouchardInspection
 
-/// Hostile-input proof for `TrackerDirectory` loading (and its `LocatedJSONParser`), driven by
+/// Hostile-input proof for `TrackerDirectory` loading (and the shared `JSONParser` under it), driven by
 /// `ByteMutator` (seeded): mutated `Rules/trackers.json`, deep nesting, huge numbers and wrong types
 /// end in a directory or a `TrackerDirectoryError` naming the file with a position inside it — never
 /// a crash.

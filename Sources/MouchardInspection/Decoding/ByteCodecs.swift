@@ -1,3 +1,5 @@
+import MouchardWire
+
 /// Small, bounded byte transforms the decode layers need: percent-decoding, base64/base64url,
 /// hex, and a "does this look like text" test. Each returns nil when the input is not of its kind.
 enum ByteCodecs {

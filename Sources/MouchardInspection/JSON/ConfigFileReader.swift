@@ -1,3 +1,5 @@
+import MouchardWire
+
 /// A problem in a configuration file (rule file, device profile): the file, the 1-based line and
 /// column, and what is wrong. Its description is the one line the CLI prints.
 public struct ConfigFileError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import MouchardFlow
+import MouchardWire
 
 /// With a device profile, most requests carry none of the device's values. This cheap pass over
 /// the raw request (target, header values, body) decides whether the full decode walk is needed:

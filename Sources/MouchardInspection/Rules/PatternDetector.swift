@@ -1,4 +1,5 @@
 import Foundation
+import MouchardWire
 
 /// Pattern mode (no device profile): finds values shaped like user data (UUIDs, IMEIs, MACs,
 /// phone numbers, e-mails...) with byte-level scanners, validates them (Luhn, ranges, country

@@ -1,4 +1,5 @@
 import Foundation
+import MouchardWire
 
 /// Reads rule files (JSON, strict: unknown fields, wrong types, bad regexes and impossible
 /// thresholds are `file:line:column: what` errors). The caller reads the files; this takes bytes.

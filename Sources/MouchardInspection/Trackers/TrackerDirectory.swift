@@ -1,4 +1,5 @@
 import Foundation
+import MouchardWire
 
 /// The map from domains to the companies and SDKs behind them (`Rules/trackers.json`), and the lookup that
 /// attributes a request's host to a tracker.
@@ -49,13 +50,16 @@ public struct TrackerDirectory: Sendable {
 
     /// Reads a tracker directory from the bytes of a JSON file; `file` only names the file in errors.
     public init(jsonData data: Data, file: String = "trackers.json") throws(TrackerDirectoryError) {
-        let document: LocatedJSON
+        let bytes = [UInt8](data)
+        let reader = TrackerDirectoryReader(file: file, locator: TextLocator(bytes))
+        if let bad = Self.firstInvalidUTF8(bytes) { throw reader.fail("text is not valid UTF-8", at: bad) }
+        let document: JSONValue
         do {
-            document = try LocatedJSONParser().parse(data)
+            document = try JSONParser(maxDepth: 64, skipsByteOrderMark: true).parse(bytes)
         } catch {
-            throw TrackerDirectoryError(file: file, location: error.location, message: error.message)
+            throw reader.fail(error.message, at: error.offset)
         }
-        let entries = try TrackerDirectoryReader(file: file).entries(of: document)
+        let entries = try reader.entries(of: document)
         try self.init(entries: entries)
     }
 
@@ -78,6 +82,20 @@ public struct TrackerDirectory: Sendable {
             start = dot + 1
         }
         return nil
+    }
+
+    /// The offset of the first byte that does not belong to valid UTF-8, nil when all is valid.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var input = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &input) {
+            case .valid(let encoded): offset += encoded.count
+            case .error: return offset
+            case .emptyInput: return nil
+            }
+        }
     }
 
     /// Why a domain key is not acceptable, nil when it is.
@@ -108,48 +126,80 @@ public struct TrackerDirectory: Sendable {
     }
 }
 
-/// Turns the parsed `trackers.json` document into entries, checking every field.
+/// Turns the parsed `trackers.json` document into entries, checking every field; errors point at
+/// `line:column` and refuse a key written twice in one object (parsers differ on which one wins).
 private struct TrackerDirectoryReader {
     let file: String
+    let locator: TextLocator
 
-    func fail(_ message: String, at location: JSONLocation, entry: String? = nil) -> TrackerDirectoryError {
-        TrackerDirectoryError(file: file, location: location, entry: entry, message: message)
+    func location(_ offset: Int) -> JSONLocation {
+        let p = locator.position(of: offset)
+        return JSONLocation(line: p.line, column: p.column, offset: offset)
     }
 
-    func entries(of document: LocatedJSON) throws(TrackerDirectoryError) -> [TrackerEntry] {
-        guard case .object(let members, let rootLocation) = document else {
-            throw fail("expected a JSON object at the top level, found \(document.kindName)", at: document.location)
+    func fail(_ message: String, at offset: Int, entry: String? = nil) -> TrackerDirectoryError {
+        TrackerDirectoryError(file: file, location: location(offset), entry: entry, message: message)
+    }
+
+    /// The members of an object, nil when `value` is not one; a duplicated key is an error.
+    func uniqueMembers(_ value: JSONValue, entry: String? = nil) throws(TrackerDirectoryError) -> [JSONMember]? {
+        guard let members = value.members else { return nil }
+        var seen: [String: Int] = [:]
+        for member in members {
+            if let first = seen[member.key] {
+                throw fail("duplicate key \"\(member.key)\" (first at \(location(first)))", at: member.keyOffset, entry: entry)
+            }
+            seen[member.key] = member.keyOffset
+        }
+        return members
+    }
+
+    /// The kind of a value for messages, without article: `object`, `number`, `null`...
+    func kind(_ value: JSONValue) -> String {
+        let name = value.kindName
+        if name.hasPrefix("an ") { return String(name.dropFirst(3)) }
+        if name.hasPrefix("a ") { return String(name.dropFirst(2)) }
+        return name
+    }
+
+    func entries(of document: JSONValue) throws(TrackerDirectoryError) -> [TrackerEntry] {
+        guard let members = try uniqueMembers(document) else {
+            throw fail("expected a JSON object at the top level, found \(kind(document))", at: document.offset)
         }
         var version: Int?
-        var trackers: LocatedJSON?
+        var trackers: JSONValue?
         for member in members {
             switch member.key {
             case "version":
-                guard case .number(let value, let text, _) = member.value, value == value.rounded(),
-                      !text.contains("."), !text.contains("e"), !text.contains("E") else {
-                    throw fail("\"version\" must be an integer", at: member.value.location)
+                guard case .number(let digits) = member.value.kind else {
+                    throw fail("\"version\" must be an integer", at: member.value.offset)
+                }
+                let text = String(decoding: digits, as: UTF8.self)
+                let value = Double(text) ?? .nan
+                guard value == value.rounded(), !text.contains("."), !text.contains("e"), !text.contains("E") else {
+                    throw fail("\"version\" must be an integer", at: member.value.offset)
                 }
                 // `Int(exactly:)`: a version beyond Int (`1` followed by 30 zeros) is unsupported, not a trap.
                 guard let number = Int(exactly: value), number == TrackerDirectory.supportedVersion else {
                     throw fail("unsupported version \(text.prefix(40)) (this build reads version \(TrackerDirectory.supportedVersion))",
-                               at: member.value.location)
+                               at: member.value.offset)
                 }
                 version = number
             case "description":
-                guard case .string = member.value else {
-                    throw fail("\"description\" must be a string", at: member.value.location)
+                guard case .string = member.value.kind else {
+                    throw fail("\"description\" must be a string", at: member.value.offset)
                 }
             case "trackers":
                 trackers = member.value
             default:
                 throw fail("unknown top-level field \"\(member.key)\" (expected version, description, trackers)",
-                           at: member.keyLocation)
+                           at: member.keyOffset)
             }
         }
-        guard version != nil else { throw fail("missing \"version\"", at: rootLocation) }
-        guard let trackers else { throw fail("missing \"trackers\"", at: rootLocation) }
-        guard case .object(let domains, _) = trackers else {
-            throw fail("\"trackers\" must be an object keyed by domain, found \(trackers.kindName)", at: trackers.location)
+        guard version != nil else { throw fail("missing \"version\"", at: document.offset) }
+        guard let trackers else { throw fail("missing \"trackers\"", at: document.offset) }
+        guard let domains = try uniqueMembers(trackers) else {
+            throw fail("\"trackers\" must be an object keyed by domain, found \(kind(trackers))", at: trackers.offset)
         }
         var entries: [TrackerEntry] = []
         entries.reserveCapacity(domains.count)
@@ -159,13 +209,13 @@ private struct TrackerDirectoryReader {
         return entries
     }
 
-    func entry(_ member: LocatedJSON.Member) throws(TrackerDirectoryError) -> TrackerEntry {
+    func entry(_ member: JSONMember) throws(TrackerDirectoryError) -> TrackerEntry {
         let domain = member.key
         if let problem = TrackerDirectory.domainProblem(domain) {
-            throw fail(problem, at: member.keyLocation, entry: domain)
+            throw fail(problem, at: member.keyOffset, entry: domain)
         }
-        guard case .object(let fields, let entryLocation) = member.value else {
-            throw fail("expected an object, found \(member.value.kindName)", at: member.value.location, entry: domain)
+        guard let fields = try uniqueMembers(member.value, entry: domain) else {
+            throw fail("expected an object, found \(kind(member.value))", at: member.value.offset, entry: domain)
         }
         var company: String?
         var product: String?
@@ -183,26 +233,27 @@ private struct TrackerDirectoryReader {
                 let name = try nonEmptyString(field, entry: domain)
                 guard let known = TrackerCategory(rawValue: name) else {
                     let allowed = TrackerCategory.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw fail("unknown category \"\(name)\" (one of: \(allowed))", at: field.value.location, entry: domain)
+                    throw fail("unknown category \"\(name)\" (one of: \(allowed))", at: field.value.offset, entry: domain)
                 }
                 category = known
             default:
                 throw fail("unknown field \"\(field.key)\" (expected company, product, category, source)",
-                           at: field.keyLocation, entry: domain)
+                           at: field.keyOffset, entry: domain)
             }
         }
-        guard let company else { throw fail("missing \"company\"", at: entryLocation, entry: domain) }
-        guard let category else { throw fail("missing \"category\"", at: entryLocation, entry: domain) }
-        guard let source else { throw fail("missing \"source\"", at: entryLocation, entry: domain) }
+        let entryOffset = member.value.offset
+        guard let company else { throw fail("missing \"company\"", at: entryOffset, entry: domain) }
+        guard let category else { throw fail("missing \"category\"", at: entryOffset, entry: domain) }
+        guard let source else { throw fail("missing \"source\"", at: entryOffset, entry: domain) }
         return TrackerEntry(domain: domain, company: company, product: product, category: category, source: source)
     }
 
-    func nonEmptyString(_ field: LocatedJSON.Member, entry: String) throws(TrackerDirectoryError) -> String {
-        guard case .string(let text, _) = field.value else {
-            throw fail("\"\(field.key)\" must be a string, found \(field.value.kindName)", at: field.value.location, entry: entry)
+    func nonEmptyString(_ field: JSONMember, entry: String) throws(TrackerDirectoryError) -> String {
+        guard let text = field.value.stringValue else {
+            throw fail("\"\(field.key)\" must be a string, found \(kind(field.value))", at: field.value.offset, entry: entry)
         }
         guard !text.allSatisfy(\.isWhitespace) else {
-            throw fail("\"\(field.key)\" must not be empty", at: field.value.location, entry: entry)
+            throw fail("\"\(field.key)\" must not be empty", at: field.value.offset, entry: entry)
         }
         return text
     }

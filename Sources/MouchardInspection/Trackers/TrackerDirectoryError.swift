@@ -21,3 +21,18 @@ public struct TrackerDirectoryError: Error, Sendable, Hashable, CustomStringConv
         return "\(position): \(message)"
     }
 }
+
+/// A position in a source text: 1-based line and column (columns count characters, as `TextLocator`
+/// does) and the 0-based byte offset.
+public struct JSONLocation: Sendable, Hashable, CustomStringConvertible {
+    public var line: Int
+    public var column: Int
+    public var offset: Int
+    public init(line: Int, column: Int, offset: Int) {
+        self.line = line
+        self.column = column
+        self.offset = offset
+    }
+    /// `line:column`.
+    public var description: String { "\(line):\(column)" }
+}

@@ -2,13 +2,20 @@
 /// (including surrogate pairs), numbers, literals. Depth is limited so hostile bodies cannot
 /// exhaust the stack; every read is bounds-checked; errors carry the byte offset.
 public struct JSONParser: Sendable {
+    /// Deepest nesting accepted: a value at depth `maxDepth` (the top level is depth 0) is an error.
     public var maxDepth: Int
-    public init(maxDepth: Int = 64) { self.maxDepth = maxDepth }
+    /// Whether a UTF-8 byte order mark before the text is skipped (files from editors) or is an error.
+    public var skipsByteOrderMark: Bool
+    public init(maxDepth: Int = 64, skipsByteOrderMark: Bool = false) {
+        self.maxDepth = maxDepth
+        self.skipsByteOrderMark = skipsByteOrderMark
+    }
 
     /// Parses one JSON text (surrounding whitespace allowed, nothing else after it).
     public func parse<C: Collection>(_ input: C) throws(JSONParseError) -> JSONValue where C.Element == UInt8 {
         let bytes = Array(input)
         var cursor = Cursor(bytes: bytes, maxDepth: maxDepth)
+        if skipsByteOrderMark, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { cursor.i = 3 }
         cursor.skipSpace()
         let v = try cursor.value(depth: 0)
         cursor.skipSpace()
@@ -46,7 +53,7 @@ public struct JSONParser: Sendable {
 
         mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
             guard depth < maxDepth else { throw JSONParseError(offset: i, message: "nesting deeper than \(maxDepth)") }
-            guard i < bytes.count else { throw JSONParseError(offset: i, message: "unexpected end of input") }
+            guard i < bytes.count else { throw JSONParseError(offset: i, message: "expected a value, found end of input") }
             let start = i
             switch bytes[i] {
             case UInt8(ascii: "{"):
@@ -102,8 +109,15 @@ public struct JSONParser: Sendable {
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 return JSONValue(offset: start, kind: .number(try number()))
             default:
-                throw JSONParseError(offset: i, message: "unexpected character")
+                throw JSONParseError(offset: i, message: "expected a value, found \(describeHere())")
             }
+        }
+
+        /// The byte at the cursor for error messages: `'}'`, `byte 0xff` or `end of input`.
+        func describeHere() -> String {
+            guard i < bytes.count else { return "end of input" }
+            let b = bytes[i]
+            return b >= 0x21 && b < 0x7F ? "'\(Character(Unicode.Scalar(b)))'" : "byte 0x\(String(b, radix: 16))"
         }
 
         mutating func literal(_ word: String) throws(JSONParseError) {
@@ -209,8 +223,8 @@ func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
 }
 
 /// The value of one hex digit, or nil.
-@inline(__always)
-func hexNibble(_ b: UInt8) -> UInt8? {
+@inlinable @inline(__always)
+public func hexNibble(_ b: UInt8) -> UInt8? {
     switch b {
     case 0x30...0x39: b - 0x30
     case 0x41...0x46: b - 0x41 + 10
