@@ -28,17 +28,6 @@ enum HTTPByteClass {
     @inline(__always)
     static func isDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
 
-    /// Value of a hexadecimal digit, or nil.
-    @inline(__always)
-    static func hexValue(_ b: UInt8) -> Int? {
-        switch b {
-        case 0x30...0x39: Int(b - 0x30)
-        case 0x41...0x46: Int(b - 0x41 + 10)
-        case 0x61...0x66: Int(b - 0x61 + 10)
-        default: nil
-        }
-    }
-
     /// ASCII lower-casing of one byte.
     @inline(__always)
     static func lower(_ b: UInt8) -> UInt8 { b &- 0x41 < 26 ? b | 0x20 : b }

@@ -369,7 +369,7 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
     private func chunkSize(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) throws(HTTPParseError) -> Int {
         var size = 0
         var j = range.lowerBound
-        while j < range.upperBound, let digit = HTTPByteClass.hexValue(line[j]) {
+        while j < range.upperBound, let digit = hexNibble(line[j]).map(Int.init) {
             if size > Int.max >> 4 { throw HTTPParseError(.chunkSizeTooLarge, at: lineStart) }
             size = size << 4 | digit
             j += 1

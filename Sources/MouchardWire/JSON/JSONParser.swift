@@ -221,14 +221,3 @@ func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
     guard let s = Unicode.Scalar(scalar) else { out.append(contentsOf: [0xEF, 0xBF, 0xBD]); return }
     out.append(contentsOf: Array(String(Character(s)).utf8))
 }
-
-/// The value of one hex digit, or nil.
-@inlinable @inline(__always)
-public func hexNibble(_ b: UInt8) -> UInt8? {
-    switch b {
-    case 0x30...0x39: b - 0x30
-    case 0x41...0x46: b - 0x41 + 10
-    case 0x61...0x66: b - 0x61 + 10
-    default: nil
-    }
-}
