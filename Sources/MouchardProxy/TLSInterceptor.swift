@@ -62,13 +62,15 @@ struct TLSStep {
     }
 }
 
-/// The origin-facing TLS client of an `UpstreamLink`.
-final class UpstreamTLSClient {
-    let session: TLSClientSession
+/// One side of an intercepted connection's TLS, driven by the proxy: bytes read from the socket go
+/// in, ciphertext to send comes out. The origin-facing client of an `UpstreamLink` and the
+/// phone-facing server of an intercepted tunnel are the same pipe over different sessions.
+final class TLSEndpoint<Session: TLSSession> {
+    let session: Session
 
-    init(session: TLSClientSession) { self.session = session }
+    init(session: Session) { self.session = session }
 
-    /// The ClientHello to send.
+    /// What to send first (the ClientHello, on the client side).
     func start() -> [UInt8] { session.pendingOutput() }
 
     func receive(_ bytes: [UInt8]) throws(TLSError) -> TLSStep {
@@ -76,33 +78,9 @@ final class UpstreamTLSClient {
         return try TLSStep(events, output: session.pendingOutput())
     }
 
+    /// Ciphertext for `plaintext` (after a failed write: whatever alert is pending).
     func encrypt(_ plaintext: [UInt8]) -> [UInt8] {
-        do {
-            try session.write(plaintext)
-        } catch {
-            return session.pendingOutput()
-        }
-        return session.pendingOutput()
-    }
-}
-
-/// The phone-facing TLS server of an intercepted tunnel.
-final class ClientTLS {
-    let session: TLSServerSession
-
-    init(session: TLSServerSession) { self.session = session }
-
-    func receive(_ bytes: [UInt8]) throws(TLSError) -> TLSStep {
-        let events = session.feed(bytes)
-        return try TLSStep(events, output: session.pendingOutput())
-    }
-
-    func encrypt(_ plaintext: [UInt8]) -> [UInt8] {
-        do {
-            try session.write(plaintext)
-        } catch {
-            return session.pendingOutput()
-        }
+        try? session.write(plaintext)
         return session.pendingOutput()
     }
 
@@ -111,6 +89,11 @@ final class ClientTLS {
         return session.pendingOutput()
     }
 }
+
+/// The origin-facing TLS client of an `UpstreamLink`.
+typealias UpstreamTLSClient = TLSEndpoint<TLSClientSession>
+/// The phone-facing TLS server of an intercepted tunnel.
+typealias ClientTLS = TLSEndpoint<TLSServerSession>
 
 extension TLSInterceptor {
     /// Answers `http://mouchard.ca/...` with the CA onboarding page and downloads (never forwarded).
