@@ -62,17 +62,28 @@ public struct Inspector: Sendable {
         let destination = FindingDestination(host: host, tracker: info.company, trackerCategory: info.category, thirdParty: info.thirdParty)
         let req = FindingRequest(method: request.method, url: facts.url)
         let time = isoTime(flow.timings.started)
+        let company = info.company.map { " (" + $0 + ")" } ?? ""
+        let transport = flow.transport.rawValue
         return detections.map { d in
             var where_ = d.origin.location
             var inner = d.origin.inner
             if let w = d.whereOverride { where_ = w.location; inner = w.inner }
-            let company = info.company.map { " (" + $0 + ")" } ?? ""
-            let how = d.encoding == "plain" ? "in clear" : "encoded as " + d.encoding
+            // One buffer for the sentence (chained `+` would allocate at every step).
+            var description = ""
+            description.reserveCapacity(d.what.utf8.count + host.utf8.count + company.utf8.count + where_.utf8.count
+                                        + (inner?.utf8.count ?? 0) + d.encoding.utf8.count + 40)
+            description += d.what
+            description += " sent to "
+            description += host
+            description += company
+            description += " in "
+            description += where_
+            if let inner { description += " → "; description += inner }
+            if d.encoding == "plain" { description += " in clear." } else { description += " encoded as "; description += d.encoding; description += "." }
             return Finding(category: d.category, type: d.type, request: req, destination: destination, where: where_,
-                           encoding: d.encoding, evidence: maskEvidence(d.evidence), rule: d.rule, transport: flow.transport.rawValue,
+                           encoding: d.encoding, evidence: maskEvidence(d.evidence), rule: d.rule, transport: transport,
                            flow: flow.id, confidence: d.confidence, severity: d.severity,
-                           description: d.what + " sent to " + host + company + " in " + where_ + (inner.map { " → " + $0 } ?? "") + " " + how + ".",
-                           time: time, inner: inner)
+                           description: description, time: time, inner: inner)
         }
     }
 
@@ -189,11 +200,17 @@ public struct Detection: Sendable, Hashable {
 
 /// Detections of one request, deduplicated by (category, type, where), keeping the most confident.
 struct DetectionSet {
-    private var byKey: [String: Int] = [:]
+    /// (category, type, where): compared field by field, no joined string per detection.
+    private struct Key: Hashable {
+        var category: String
+        var type: String
+        var where_: String
+    }
+    private var byKey: [Key: Int] = [:]
     private(set) var items: [Detection] = []
 
     mutating func add(_ d: Detection) {
-        let key = "\(d.category)|\(d.type)|\(d.whereKey)"
+        let key = Key(category: d.category, type: d.type, where_: d.whereOverride?.location ?? d.origin.location)
         if let i = byKey[key] {
             if d.confidence > items[i].confidence { items[i] = d }
             return
@@ -251,8 +268,24 @@ func isoTime(_ date: Date) -> String? {
     var seconds = time_t(t.rounded(.down))
     var parts = tm()
     guard gmtime_r(&seconds, &parts) != nil else { return nil }
-    func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
     let ms = Int((t - t.rounded(.down)) * 1000)
-    let msText = ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
-    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(msText)Z"
+    let year = Int(parts.tm_year) + 1900
+    guard (0...9999).contains(year) else {
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let msText = ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
+        return "\(year)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(msText)Z"
+    }
+    // `YYYY-MM-DDTHH:MM:SS.mmmZ` written digit by digit (interpolation costs more than the rest of a finding).
+    return String(unsafeUninitializedCapacity: 24) { out in
+        var k = 0
+        func put(_ v: Int, digits: Int) {
+            var d = digits - 1
+            while d >= 0 { var p = 1; for _ in 0..<d { p *= 10 }; out[k] = UInt8(0x30 + (v / p) % 10); k += 1; d -= 1 }
+        }
+        func sep(_ c: Unicode.Scalar) { out[k] = UInt8(c.value); k += 1 }
+        put(year, digits: 4); sep("-"); put(Int(parts.tm_mon) + 1, digits: 2); sep("-"); put(Int(parts.tm_mday), digits: 2)
+        sep("T"); put(Int(parts.tm_hour), digits: 2); sep(":"); put(Int(parts.tm_min), digits: 2); sep(":"); put(Int(parts.tm_sec), digits: 2)
+        sep("."); put(max(0, min(999, ms)), digits: 3); sep("Z")
+        return k
+    }
 }
