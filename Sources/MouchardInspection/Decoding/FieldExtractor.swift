@@ -133,7 +133,8 @@ private struct Walker {
             let eq = pair.firstIndex(of: UInt8(ascii: "="))
             let rawName = eq.map { pair[pair.startIndex..<$0] } ?? pair
             let rawValue = eq.map { pair[($0 + 1)...] } ?? pair[pair.endIndex...]
-            let name = String(decoding: ByteCodecs.percentDecode(rawName, plusAsSpace: true) ?? Array(rawName), as: UTF8.self)
+            let decodedName = ByteCodecs.percentDecode(rawName, plusAsSpace: true)
+            let name = decodedName.map { String(decoding: $0, as: UTF8.self) } ?? String(decoding: rawName, as: UTF8.self)
             var o = origin
             o.key = bracketLeaf(name)
             o.parentKey = origin.key
