@@ -302,7 +302,6 @@ private struct Walker {
         case .object(let members):
             var numbers: [NumberGroup.Member] = []
             for m in members {
-                let childPath = path + "." + m.key
                 if case .number(let t) = m.value.kind, let n = parseDecimal(t[...]) {
                     numbers.append(.init(key: m.key, value: n.value, decimals: n.decimals))
                 } else if case .number(let t) = m.value.kind, let scaled = scaledCoordinate(key: m.key, t[...]) {
@@ -311,7 +310,9 @@ private struct Walker {
                 } else if case .string(let s) = m.value.kind, let n = parseDecimal(s[...]) {
                     numbers.append(.init(key: m.key, value: n.value, decimals: n.decimals))
                 }
-                walkJSON(m.value, path: childPath, key: m.key, parentKey: key, origin: origin, topLevel: topLevel, depth: depth)
+                // Skip building the child's path when it cannot yield a field.
+                if yieldsNothing(m.value) { continue }
+                walkJSON(m.value, path: path + "." + m.key, key: m.key, parentKey: key, origin: origin, topLevel: topLevel, depth: depth)
             }
             if numbers.count >= 2 {
                 if topLevel {
@@ -328,6 +329,7 @@ private struct Walker {
                 if case .number(let t) = item.kind, items.count <= 3, let n = parseDecimal(t[...]) {
                     numbers.append(.init(key: String(i), value: n.value, decimals: n.decimals))
                 }
+                if yieldsNothing(item) { continue }
                 walkJSON(item, path: path + "[" + String(i) + "]", key: key, parentKey: parentKey, origin: origin, topLevel: topLevel, depth: depth)
             }
             if numbers.count >= 2 {
@@ -341,6 +343,18 @@ private struct Walker {
             emit(t[...], at(path, key: key, parent: parentKey), isNumber: true)
         case .bool, .null:
             break
+        }
+    }
+
+    /// True when walking `v` can emit no field and no group: literals, numbers and strings too
+    /// short for `emit`, empty containers.
+    func yieldsNothing(_ v: JSONValue) -> Bool {
+        switch v.kind {
+        case .bool, .null: true
+        case .number(let t): t.count < 5
+        case .string(let s): s.count < 2
+        case .object(let m): m.isEmpty
+        case .array(let a): a.isEmpty
         }
     }
 

@@ -35,6 +35,8 @@ public struct KnownValueMatcher: Sendable {
     let splitNames: [(target: Target, parts: Int)]
     /// Byte lengths of the parts as they may be written (prefilter).
     let namePartLengths: Set<Int>
+    /// `namePartLengths` as a bit set (bit n: length n, for n < 64): tested per word and per field.
+    let namePartLengthBits: UInt64
     /// Minimum decimals each coordinate must carry, and the radius in metres.
     public var minimumDecimals = 2
     public var radius = 3000.0
@@ -74,6 +76,7 @@ public struct KnownValueMatcher: Sendable {
         self.nameParts = parts
         self.splitNames = split
         self.namePartLengths = lengths
+        self.namePartLengthBits = lengths.reduce(0) { $1 < 64 ? $0 | (1 << UInt64($1)) : $0 }
         self.matcher = MultiPatternMatcher(patterns: b.patterns)
         self.targets = b.targets
         self.phoneDigits = b.phoneDigits
@@ -142,6 +145,12 @@ public struct KnownValueMatcher: Sendable {
         }
     }
 
+    /// Some name part may be written with `n` bytes.
+    @inline(__always)
+    func hasNamePartLength(_ n: Int) -> Bool {
+        n < 64 ? namePartLengthBits & (1 << UInt64(n)) != 0 : namePartLengths.contains(n)
+    }
+
     /// Lower case without accents, for comparing name parts.
     static func foldName(_ s: String) -> String {
         var text = s
@@ -167,7 +176,7 @@ public struct KnownValueMatcher: Sendable {
     public func splitNameHits(_ fields: [ExtractedField]) -> [(Target, FieldOrigin, String)] {
         guard !splitNames.isEmpty else { return [] }
         var seen: [Int: [Int: FieldOrigin]] = [:]
-        for f in fields where !f.isNumber && namePartLengths.contains(f.bytes.count) {
+        for f in fields where !f.isNumber && hasNamePartLength(f.bytes.count) {
             guard !f.bytes.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) else { continue }
             let key = f.bytes.withUnsafeBufferPointer { Self.foldASCIIName($0) } ?? Self.foldName(String(decoding: f.bytes, as: UTF8.self))
             for (name, part) in nameParts[key] ?? [] where seen[name]?[part] == nil {
