@@ -16,6 +16,9 @@ public struct Inspector: Sendable {
     /// Skip the decode walk for requests whose raw bytes cannot hold a profile value (profile
     /// mode only; see `needsWalk`). On by default; off to measure or debug the walk itself.
     public var rawPrefilter = true
+    /// Per profile target (same index as `knownValues.targets`): rule id, words and severity of
+    /// its detections, built once instead of per hit.
+    private let targetWords: [(rule: String, what: String, severity: String)]
 
     /// `profile` switches on known-value matching (exact device values in any encoding); without it
     /// the pattern rules (shapes, validators, key hints) are used.
@@ -23,7 +26,11 @@ public struct Inspector: Sendable {
                 extractor: FieldExtractor = FieldExtractor()) {
         self.rules = rules
         self.profile = profile
-        self.knownValues = profile.map { KnownValueMatcher(profile: $0) }
+        let knownValues = profile.map { KnownValueMatcher(profile: $0) }
+        self.knownValues = knownValues
+        self.targetWords = (knownValues?.targets ?? []).map {
+            ("profile.\($0.type)", describe(category: $0.category, type: $0.type), severity(of: $0.category))
+        }
         self.attribution = attribution
         self.extractor = extractor
     }
@@ -116,10 +123,11 @@ public struct Inspector: Sendable {
                 // A variant matched inside an encoded blob (base64 fragment) explains less than the
                 // same value found after decoding the blob: let the decoded hit win the dedupe.
                 let confidence = t.transform == "base64" ? 0.95 : 1.0
+                let words: (rule: String, what: String, severity: String) = hit.targetIndex.map { targetWords[$0] }
+                    ?? ("profile.\(t.type)", describe(category: t.category, type: t.type), severity(of: t.category))
                 out.add(Detection(category: t.category, type: t.type, origin: field.origin,
                                   encoding: field.origin.encodingChain(first: t.transform), evidence: hit.matched,
-                                  rule: "profile.\(t.type)", confidence: confidence, severity: severity(of: t.category),
-                                  what: describe(category: t.category, type: t.type)))
+                                  rule: words.rule, confidence: confidence, severity: words.severity, what: words.what))
             }
         }
         for (t, origin, text) in kv.splitNameHits(extracted.fields) {

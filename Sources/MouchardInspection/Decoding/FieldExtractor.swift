@@ -221,12 +221,13 @@ private struct Walker {
         let trimmed = trimSpace(bytes)
         if let first = trimmed.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             if let v = try? JSONParser().parse(trimmed) {
-                walkJSON(v, path: "$", key: "", parentKey: origin.key, origin: origin, topLevel: topLevel, depth: depth)
+                walkJSON(v, path: topLevel ? origin.location + ":$" : "$", key: "", parentKey: origin.key, origin: origin, topLevel: topLevel, depth: depth)
                 return
             }
             if let seq = JSONParser().parseSequence(Array(trimmed)) {
                 for (i, v) in seq.enumerated() {
-                    walkJSON(v, path: "$[\(i)]", key: "", parentKey: origin.key, origin: origin, topLevel: topLevel, depth: depth)
+                    walkJSON(v, path: (topLevel ? origin.location + ":$[" : "$[") + String(i) + "]", key: "", parentKey: origin.key, origin: origin,
+                             topLevel: topLevel, depth: depth)
                 }
                 return
             }
@@ -289,11 +290,13 @@ private struct Walker {
 
     // MARK: JSON
 
+    /// At the top level `path` already starts with the location (`body:$.a`): a leaf's location
+    /// is then the path itself, not one more string built per field.
     mutating func walkJSON(_ v: JSONValue, path: String, key: String, parentKey: String, origin: FieldOrigin, topLevel: Bool, depth: Int) {
         if full { return }
         func at(_ p: String, key: String, parent: String) -> FieldOrigin {
             var o = origin
-            if topLevel { o.location = origin.location + ":" + p } else { o.inner = p }
+            if topLevel { o.location = p } else { o.inner = p }
             o.key = key
             o.parentKey = parent
             return o
@@ -316,7 +319,7 @@ private struct Walker {
             }
             if numbers.count >= 2 {
                 if topLevel {
-                    result.groups.append(NumberGroup(prefix: "\(origin.location):\(path).", inner: nil, decodings: origin.decodings,
+                    result.groups.append(NumberGroup(prefix: path + ".", inner: nil, decodings: origin.decodings,
                                                      containerKey: key, members: numbers, fromOneString: false))
                 } else {
                     result.groups.append(NumberGroup(prefix: origin.location, inner: path + ".", decodings: origin.decodings,

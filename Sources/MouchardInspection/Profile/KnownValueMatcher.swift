@@ -22,6 +22,8 @@ public struct KnownValueMatcher: Sendable {
         public var target: Target
         /// The matched text as it appeared (to be masked before display).
         public var matched: String
+        /// Index of `target` in `targets` (nil for phone numbers found by their digits).
+        var targetIndex: Int? = nil
     }
 
     public let matcher: MultiPatternMatcher
@@ -93,7 +95,8 @@ public struct KnownValueMatcher: Sendable {
         bytes.withUnsafeBufferPointer { buf in
             matcher.forEachMatch(in: buf) { m in
                 let t = targets[m.pattern]
-                out.append(Hit(target: t, matched: String(decoding: UnsafeBufferPointer(rebasing: buf[m.start..<m.end]), as: UTF8.self)))
+                out.append(Hit(target: t, matched: String(decoding: UnsafeBufferPointer(rebasing: buf[m.start..<m.end]), as: UTF8.self),
+                               targetIndex: m.pattern))
             }
         }
         if !phoneDigits.isEmpty { phoneHits(bytes, into: &out) }
