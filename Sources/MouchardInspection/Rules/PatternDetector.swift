@@ -21,7 +21,14 @@ struct PatternDetector {
             let place = placeOf(field.origin.location)
             let key = name(field.origin.key), parent = name(field.origin.parentKey)
             for index in rules.indices {
-                detect(rules[index], in: field, place: place, key: key, parent: parent, path: path, into: &out)
+                // Only the fields needed for the cheap exits are read from the array: passing the
+                // element copies (retains and releases every field of) the whole rule.
+                guard rules[index].category != "location", rules[index].places.isEmpty || rules[index].places.contains(place) else { continue }
+                let keyScore = PatternRule.score(keys: rules[index].keys, parentKeys: rules[index].parentKeys, pathKeys: rules[index].pathKeys,
+                                                 base: rules[index].base, key: key, parent: parent, path: path)
+                // Even a perfect candidate could not reach the threshold.
+                guard keyScore + max(0, rules[index].uppercaseWeight) >= rules[index].threshold else { continue }
+                detect(rules[index], keyScore: keyScore, in: field, into: &out)
             }
         }
         for group in extracted.groups {
@@ -30,12 +37,7 @@ struct PatternDetector {
     }
 
     /// One rule against one field: its best-scoring valid candidate, if any.
-    private func detect(_ rule: PatternRule, in field: ExtractedField, place: String, key: KeyName, parent: KeyName, path: KeyName,
-                        into out: inout DetectionSet) {
-        guard rule.category != "location", rule.places.isEmpty || rule.places.contains(place) else { return }
-        let keyScore = rule.score(key: key, parent: parent, path: path)
-        // Cheap exit: even a perfect candidate could not reach the threshold.
-        guard keyScore + max(0, rule.uppercaseWeight) >= rule.threshold else { return }
+    private func detect(_ rule: PatternRule, keyScore: Double, in field: ExtractedField, into out: inout DetectionSet) {
         let whole = trimSpace(field.bytes)
         for candidate in candidates(rule, field.bytes) {
             var score = keyScore

@@ -142,6 +142,13 @@ extension PatternRule {
 
     /// The same with keys tokenized once per field (the detector scores every rule against them).
     func score(key: KeyName, parent: KeyName, path: KeyName) -> Double {
+        Self.score(keys: keys, parentKeys: parentKeys, pathKeys: pathKeys, base: base, key: key, parent: parent, path: path)
+    }
+
+    /// `score(key:parent:path:)` from the hints alone, so that a caller can score a rule held in an
+    /// array without copying the whole rule.
+    static func score(keys: [KeyHint], parentKeys: [KeyHint], pathKeys: [KeyHint], base: Double,
+                      key: KeyName, parent: KeyName, path: KeyName) -> Double {
         func hintScore(_ hints: [KeyHint], _ k: KeyName) -> (Double, Double) {
             guard !hints.isEmpty, !k.joined.isEmpty else { return (0, 0) }
             var pos = 0.0, neg = 0.0
