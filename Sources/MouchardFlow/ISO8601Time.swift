@@ -81,11 +81,27 @@ public enum ISO8601Time {
         var rem = secs % 86400
         if rem < 0 { rem += 86400; days -= 1 }
         let (y, m, d) = civilFromDays(days)
-        func pad(_ v: Int, _ n: Int) -> String {
-            let s = String(v)
-            return s.count >= n ? s : String(repeating: "0", count: n - s.count) + s
+        guard (0...9999).contains(y) else {
+            func pad(_ v: Int, _ n: Int) -> String {
+                let s = String(v)
+                return s.count >= n ? s : String(repeating: "0", count: n - s.count) + s
+            }
+            return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(rem / 3600, 2)):\(pad(rem % 3600 / 60, 2)):\(pad(rem % 60, 2)).\(pad(ms, 3))Z"
         }
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(rem / 3600, 2)):\(pad(rem % 3600 / 60, 2)):\(pad(rem % 60, 2)).\(pad(ms, 3))Z"
+        // Written digit by digit: findings carry one each, and interpolation costs more than the rest of a finding.
+        return String(unsafeUninitializedCapacity: 24) { out in
+            var k = 0
+            func put(_ v: Int, digits: Int) {
+                var p = 1
+                for _ in 1..<digits { p *= 10 }
+                while p > 0 { out[k] = UInt8(0x30 + (v / p) % 10); k += 1; p /= 10 }
+            }
+            func sep(_ c: UInt8) { out[k] = c; k += 1 }
+            put(y, digits: 4); sep(0x2D); put(m, digits: 2); sep(0x2D); put(d, digits: 2)
+            sep(0x54); put(rem / 3600, digits: 2); sep(0x3A); put(rem % 3600 / 60, digits: 2); sep(0x3A); put(rem % 60, digits: 2)
+            sep(0x2E); put(ms, digits: 3); sep(0x5A)
+            return k
+        }
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date.

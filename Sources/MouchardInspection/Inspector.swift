@@ -16,6 +16,9 @@ public struct Inspector: Sendable {
     /// Skip the decode walk for requests whose raw bytes cannot hold a profile value (profile
     /// mode only; see `needsWalk`). On by default; off to measure or debug the walk itself.
     public var rawPrefilter = true
+    /// Per profile target (same index as `knownValues.targets`): rule id, words and severity of
+    /// its detections, built once instead of per hit.
+    private let targetWords: [(rule: String, what: String, severity: String)]
 
     /// `profile` switches on known-value matching (exact device values in any encoding); without it
     /// the pattern rules (shapes, validators, key hints) are used.
@@ -23,7 +26,11 @@ public struct Inspector: Sendable {
                 extractor: FieldExtractor = FieldExtractor()) {
         self.rules = rules
         self.profile = profile
-        self.knownValues = profile.map { KnownValueMatcher(profile: $0) }
+        let knownValues = profile.map { KnownValueMatcher(profile: $0) }
+        self.knownValues = knownValues
+        self.targetWords = (knownValues?.targets ?? []).map {
+            ("profile.\($0.type)", describe(category: $0.category, type: $0.type), severity(of: $0.category))
+        }
         self.attribution = attribution
         self.extractor = extractor
     }
@@ -62,17 +69,28 @@ public struct Inspector: Sendable {
         let destination = FindingDestination(host: host, tracker: info.company, trackerCategory: info.category, thirdParty: info.thirdParty)
         let req = FindingRequest(method: request.method, url: facts.url)
         let time = isoTime(flow.timings.started)
+        let company = info.company.map { " (" + $0 + ")" } ?? ""
+        let transport = flow.transport.rawValue
         return detections.map { d in
             var where_ = d.origin.location
             var inner = d.origin.inner
             if let w = d.whereOverride { where_ = w.location; inner = w.inner }
-            let company = info.company.map { " (" + $0 + ")" } ?? ""
-            let how = d.encoding == "plain" ? "in clear" : "encoded as " + d.encoding
+            // One buffer for the sentence (chained `+` would allocate at every step).
+            var description = ""
+            description.reserveCapacity(d.what.utf8.count + host.utf8.count + company.utf8.count + where_.utf8.count
+                                        + (inner?.utf8.count ?? 0) + d.encoding.utf8.count + 40)
+            description += d.what
+            description += " sent to "
+            description += host
+            description += company
+            description += " in "
+            description += where_
+            if let inner { description += " → "; description += inner }
+            if d.encoding == "plain" { description += " in clear." } else { description += " encoded as "; description += d.encoding; description += "." }
             return Finding(category: d.category, type: d.type, request: req, destination: destination, where: where_,
-                           encoding: d.encoding, evidence: maskEvidence(d.evidence), rule: d.rule, transport: flow.transport.rawValue,
+                           encoding: d.encoding, evidence: maskEvidence(d.evidence), rule: d.rule, transport: transport,
                            flow: flow.id, confidence: d.confidence, severity: d.severity,
-                           description: d.what + " sent to " + host + company + " in " + where_ + (inner.map { " → " + $0 } ?? "") + " " + how + ".",
-                           time: time, inner: inner)
+                           description: description, time: time, inner: inner)
         }
     }
 
@@ -105,10 +123,11 @@ public struct Inspector: Sendable {
                 // A variant matched inside an encoded blob (base64 fragment) explains less than the
                 // same value found after decoding the blob: let the decoded hit win the dedupe.
                 let confidence = t.transform == "base64" ? 0.95 : 1.0
+                let words: (rule: String, what: String, severity: String) = hit.targetIndex.map { targetWords[$0] }
+                    ?? ("profile.\(t.type)", describe(category: t.category, type: t.type), severity(of: t.category))
                 out.add(Detection(category: t.category, type: t.type, origin: field.origin,
                                   encoding: field.origin.encodingChain(first: t.transform), evidence: hit.matched,
-                                  rule: "profile.\(t.type)", confidence: confidence, severity: severity(of: t.category),
-                                  what: describe(category: t.category, type: t.type)))
+                                  rule: words.rule, confidence: confidence, severity: words.severity, what: words.what))
             }
         }
         for (t, origin, text) in kv.splitNameHits(extracted.fields) {
@@ -189,11 +208,17 @@ public struct Detection: Sendable, Hashable {
 
 /// Detections of one request, deduplicated by (category, type, where), keeping the most confident.
 struct DetectionSet {
-    private var byKey: [String: Int] = [:]
+    /// (category, type, where): compared field by field, no joined string per detection.
+    private struct Key: Hashable {
+        var category: String
+        var type: String
+        var where_: String
+    }
+    private var byKey: [Key: Int] = [:]
     private(set) var items: [Detection] = []
 
     mutating func add(_ d: Detection) {
-        let key = "\(d.category)|\(d.type)|\(d.whereKey)"
+        let key = Key(category: d.category, type: d.type, where_: d.whereOverride?.location ?? d.origin.location)
         if let i = byKey[key] {
             if d.confidence > items[i].confidence { items[i] = d }
             return

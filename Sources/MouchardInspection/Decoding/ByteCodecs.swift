@@ -5,6 +5,8 @@ import MouchardWire
 enum ByteCodecs {
     /// Percent-decodes `bytes` (`+` → space when `plusAsSpace`). Returns nil when nothing changed.
     static func percentDecode(_ bytes: ArraySlice<UInt8>, plusAsSpace: Bool) -> [UInt8]? {
+        // Most names and values hold neither: answer before allocating.
+        guard bytes.contains(where: { $0 == 0x25 || ($0 == 0x2B && plusAsSpace) }) else { return nil }
         var changed = false
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)

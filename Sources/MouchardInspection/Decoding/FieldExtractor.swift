@@ -133,7 +133,8 @@ private struct Walker {
             let eq = pair.firstIndex(of: UInt8(ascii: "="))
             let rawName = eq.map { pair[pair.startIndex..<$0] } ?? pair
             let rawValue = eq.map { pair[($0 + 1)...] } ?? pair[pair.endIndex...]
-            let name = String(decoding: ByteCodecs.percentDecode(rawName, plusAsSpace: true) ?? Array(rawName), as: UTF8.self)
+            let decodedName = ByteCodecs.percentDecode(rawName, plusAsSpace: true)
+            let name = decodedName.map { String(decoding: $0, as: UTF8.self) } ?? String(decoding: rawName, as: UTF8.self)
             var o = origin
             o.key = bracketLeaf(name)
             o.parentKey = origin.key
@@ -220,12 +221,13 @@ private struct Walker {
         let trimmed = trimSpace(bytes)
         if let first = trimmed.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             if let v = try? JSONParser().parse(trimmed) {
-                walkJSON(v, path: "$", key: "", parentKey: origin.key, origin: origin, topLevel: topLevel, depth: depth)
+                walkJSON(v, path: topLevel ? origin.location + ":$" : "$", key: "", parentKey: origin.key, origin: origin, topLevel: topLevel, depth: depth)
                 return
             }
             if let seq = JSONParser().parseSequence(Array(trimmed)) {
                 for (i, v) in seq.enumerated() {
-                    walkJSON(v, path: "$[\(i)]", key: "", parentKey: origin.key, origin: origin, topLevel: topLevel, depth: depth)
+                    walkJSON(v, path: (topLevel ? origin.location + ":$[" : "$[") + String(i) + "]", key: "", parentKey: origin.key, origin: origin,
+                             topLevel: topLevel, depth: depth)
                 }
                 return
             }
@@ -288,11 +290,13 @@ private struct Walker {
 
     // MARK: JSON
 
+    /// At the top level `path` already starts with the location (`body:$.a`): a leaf's location
+    /// is then the path itself, not one more string built per field.
     mutating func walkJSON(_ v: JSONValue, path: String, key: String, parentKey: String, origin: FieldOrigin, topLevel: Bool, depth: Int) {
         if full { return }
         func at(_ p: String, key: String, parent: String) -> FieldOrigin {
             var o = origin
-            if topLevel { o.location = origin.location + ":" + p } else { o.inner = p }
+            if topLevel { o.location = p } else { o.inner = p }
             o.key = key
             o.parentKey = parent
             return o
@@ -301,7 +305,6 @@ private struct Walker {
         case .object(let members):
             var numbers: [NumberGroup.Member] = []
             for m in members {
-                let childPath = path + "." + m.key
                 if case .number(let t) = m.value.kind, let n = parseDecimal(t[...]) {
                     numbers.append(.init(key: m.key, value: n.value, decimals: n.decimals))
                 } else if case .number(let t) = m.value.kind, let scaled = scaledCoordinate(key: m.key, t[...]) {
@@ -310,11 +313,13 @@ private struct Walker {
                 } else if case .string(let s) = m.value.kind, let n = parseDecimal(s[...]) {
                     numbers.append(.init(key: m.key, value: n.value, decimals: n.decimals))
                 }
-                walkJSON(m.value, path: childPath, key: m.key, parentKey: key, origin: origin, topLevel: topLevel, depth: depth)
+                // Skip building the child's path when it cannot yield a field.
+                if yieldsNothing(m.value) { continue }
+                walkJSON(m.value, path: path + "." + m.key, key: m.key, parentKey: key, origin: origin, topLevel: topLevel, depth: depth)
             }
             if numbers.count >= 2 {
                 if topLevel {
-                    result.groups.append(NumberGroup(prefix: "\(origin.location):\(path).", inner: nil, decodings: origin.decodings,
+                    result.groups.append(NumberGroup(prefix: path + ".", inner: nil, decodings: origin.decodings,
                                                      containerKey: key, members: numbers, fromOneString: false))
                 } else {
                     result.groups.append(NumberGroup(prefix: origin.location, inner: path + ".", decodings: origin.decodings,
@@ -327,6 +332,7 @@ private struct Walker {
                 if case .number(let t) = item.kind, items.count <= 3, let n = parseDecimal(t[...]) {
                     numbers.append(.init(key: String(i), value: n.value, decimals: n.decimals))
                 }
+                if yieldsNothing(item) { continue }
                 walkJSON(item, path: path + "[" + String(i) + "]", key: key, parentKey: parentKey, origin: origin, topLevel: topLevel, depth: depth)
             }
             if numbers.count >= 2 {
@@ -340,6 +346,18 @@ private struct Walker {
             emit(t[...], at(path, key: key, parent: parentKey), isNumber: true)
         case .bool, .null:
             break
+        }
+    }
+
+    /// True when walking `v` can emit no field and no group: literals, numbers and strings too
+    /// short for `emit`, empty containers.
+    func yieldsNothing(_ v: JSONValue) -> Bool {
+        switch v.kind {
+        case .bool, .null: true
+        case .number(let t): t.count < 5
+        case .string(let s): s.count < 2
+        case .object(let m): m.isEmpty
+        case .array(let a): a.isEmpty
         }
     }
 

@@ -22,6 +22,8 @@ public struct KnownValueMatcher: Sendable {
         public var target: Target
         /// The matched text as it appeared (to be masked before display).
         public var matched: String
+        /// Index of `target` in `targets` (nil for phone numbers found by their digits).
+        var targetIndex: Int? = nil
     }
 
     public let matcher: MultiPatternMatcher
@@ -35,6 +37,8 @@ public struct KnownValueMatcher: Sendable {
     let splitNames: [(target: Target, parts: Int)]
     /// Byte lengths of the parts as they may be written (prefilter).
     let namePartLengths: Set<Int>
+    /// `namePartLengths` as a bit set (bit n: length n, for n < 64): tested per word and per field.
+    let namePartLengthBits: UInt64
     /// Minimum decimals each coordinate must carry, and the radius in metres.
     public var minimumDecimals = 2
     public var radius = 3000.0
@@ -74,6 +78,7 @@ public struct KnownValueMatcher: Sendable {
         self.nameParts = parts
         self.splitNames = split
         self.namePartLengths = lengths
+        self.namePartLengthBits = lengths.reduce(0) { $1 < 64 ? $0 | (1 << UInt64($1)) : $0 }
         self.matcher = MultiPatternMatcher(patterns: b.patterns)
         self.targets = b.targets
         self.phoneDigits = b.phoneDigits
@@ -90,7 +95,8 @@ public struct KnownValueMatcher: Sendable {
         bytes.withUnsafeBufferPointer { buf in
             matcher.forEachMatch(in: buf) { m in
                 let t = targets[m.pattern]
-                out.append(Hit(target: t, matched: String(decoding: UnsafeBufferPointer(rebasing: buf[m.start..<m.end]), as: UTF8.self)))
+                out.append(Hit(target: t, matched: String(decoding: UnsafeBufferPointer(rebasing: buf[m.start..<m.end]), as: UTF8.self),
+                               targetIndex: m.pattern))
             }
         }
         if !phoneDigits.isEmpty { phoneHits(bytes, into: &out) }
@@ -114,17 +120,19 @@ public struct KnownValueMatcher: Sendable {
                 continue
             }
             let start = i
-            var digits: [UInt8] = []
+            // Digits are counted here and collected only for a candidate (no allocation per run).
+            var digitCount = 0
             var separators = 0
             var last = i
-            while i < n, digits.count <= 16 {
+            while i < n, digitCount <= 16 {
                 let c = bytes[i]
-                if c >= 0x30 && c <= 0x39 { digits.append(c); last = i } else if c == 0x20 || c == 0x2D || c == 0x2E || c == 0x28 || c == 0x29 || c == 0x2F || (c == 0x2B && i == start) {
+                if c >= 0x30 && c <= 0x39 { digitCount += 1; last = i } else if c == 0x20 || c == 0x2D || c == 0x2E || c == 0x28 || c == 0x29 || c == 0x2F || (c == 0x2B && i == start) {
                     separators += 1
                 } else { break }
                 i += 1
             }
-            guard digits.count >= 8, separators > 0, i >= n || !isASCIIAlnum(bytes[i]) else { continue }
+            guard digitCount >= 8, separators > 0, i >= n || !isASCIIAlnum(bytes[i]) else { continue }
+            let digits = bytes[start..<i].filter { $0 >= 0x30 && $0 <= 0x39 }
             var key = String(decoding: digits, as: UTF8.self)
             var targets = phoneDigits[key]
             // `+33 (0)6 …`: a trunk 0 written after the country code.
@@ -140,9 +148,30 @@ public struct KnownValueMatcher: Sendable {
         }
     }
 
+    /// Some name part may be written with `n` bytes.
+    @inline(__always)
+    func hasNamePartLength(_ n: Int) -> Bool {
+        n < 64 ? namePartLengthBits & (1 << UInt64(n)) != 0 : namePartLengths.contains(n)
+    }
+
     /// Lower case without accents, for comparing name parts.
     static func foldName(_ s: String) -> String {
-        s.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil).lowercased().trimmingASCIISpaces()
+        var text = s
+        if let ascii = text.withUTF8({ foldASCIIName($0) }) { return ascii }
+        return s.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil).lowercased().trimmingASCIISpaces()
+    }
+
+    /// `foldName` of ASCII text without carriage returns (nearly every field), on bytes: lower
+    /// case, spaces, tabs and newlines trimmed. Nil for other text.
+    static func foldASCIIName(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var s = 0, e = bytes.count
+        for b in bytes where b >= 0x80 || b == 0x0D { return nil }
+        while s < e, bytes[s] == 0x20 || bytes[s] == 0x09 || bytes[s] == 0x0A { s += 1 }
+        while e > s, bytes[e - 1] == 0x20 || bytes[e - 1] == 0x09 || bytes[e - 1] == 0x0A { e -= 1 }
+        return String(unsafeUninitializedCapacity: e - s) { out in
+            for i in s..<e { out[i - s] = foldASCII(bytes[i]) }
+            return e - s
+        }
     }
 
     /// Names whose every part is the whole value of some field of the request (`first_name`,
@@ -150,9 +179,9 @@ public struct KnownValueMatcher: Sendable {
     public func splitNameHits(_ fields: [ExtractedField]) -> [(Target, FieldOrigin, String)] {
         guard !splitNames.isEmpty else { return [] }
         var seen: [Int: [Int: FieldOrigin]] = [:]
-        for f in fields where !f.isNumber && namePartLengths.contains(f.bytes.count) {
+        for f in fields where !f.isNumber && hasNamePartLength(f.bytes.count) {
             guard !f.bytes.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) else { continue }
-            let key = Self.foldName(String(decoding: f.bytes, as: UTF8.self))
+            let key = f.bytes.withUnsafeBufferPointer { Self.foldASCIIName($0) } ?? Self.foldName(String(decoding: f.bytes, as: UTF8.self))
             for (name, part) in nameParts[key] ?? [] where seen[name]?[part] == nil {
                 seen[name, default: [:]][part] = f.origin
             }

@@ -104,9 +104,13 @@ extension KnownValueMatcher {
             let s = i
             while i < bytes.endIndex, bytes[i] >= 0x41 || bytes[i] == 0x2D || bytes[i] == 0x27 { i += 1 }
             let word = bytes[s..<i]
-            if namePartLengths.contains(word.count) {
+            if hasNamePartLength(word.count) {
                 if word.contains(where: { $0 >= 0x80 }) { return true }
-                if nameParts[String(decoding: word.map { foldASCII($0) }, as: UTF8.self)] != nil { return true }
+                let folded = String(unsafeUninitializedCapacity: word.count) { out in
+                    for (k, b) in word.enumerated() { out[k] = foldASCII(b) }
+                    return word.count
+                }
+                if nameParts[folded] != nil { return true }
             }
         }
         return false

@@ -4,7 +4,12 @@ import MouchardFlow
 /// authorization in a cleartext (`http`) request.
 struct CredentialDetector {
     let passwordKeys: [String]
-    init(rules: RuleSet) { self.passwordKeys = rules.passwordKeys }
+    /// The keys as bytes, for the ASCII key test.
+    private let passwordKeyBytes: [[UInt8]]
+    init(rules: RuleSet) {
+        self.passwordKeys = rules.passwordKeys
+        self.passwordKeyBytes = rules.passwordKeys.map { Array($0.utf8) }
+    }
 
     func detect(_ request: HTTPRequest, _ extracted: FieldExtractor.Result, transport: FlowTransport, into out: inout DetectionSet) {
         guard transport == .http || request.scheme == "http" else { return }
@@ -16,8 +21,7 @@ struct CredentialDetector {
         }
         for field in extracted.fields where !field.isNumber && (field.origin.decodings.isEmpty || field.origin.decodings == ["url"]) {
             // Cheap prefilter before tokenizing the key.
-            let lowerKey = field.origin.key.lowercased()
-            guard passwordKeys.contains(where: { asciiContains(lowerKey, $0) }) else { continue }
+            guard mayBePasswordKey(field.origin.key) else { continue }
             let tokens = keyTokens(field.origin.key)
             guard tokens.contains(where: { passwordKeys.contains($0) }) || passwordKeys.contains(tokens.joined()) else { continue }
             guard !tokens.contains(where: { ["hash", "hashed", "policy", "reset", "forgot", "hint", "length", "strength", "type"].contains($0) }),
@@ -26,5 +30,26 @@ struct CredentialDetector {
                               evidence: String(decoding: field.bytes, as: UTF8.self), rule: "credentials.password",
                               confidence: 0.9, severity: "high", what: "A password"))
         }
+    }
+
+    /// Some password key occurs in `key`, ignoring case (no lower-cased copy for ASCII keys).
+    private func mayBePasswordKey(_ key: String) -> Bool {
+        var k = key
+        let folded: Bool? = k.withUTF8 { hay in
+            guard !hay.contains(where: { $0 >= 0x80 }) else { return nil }
+            return passwordKeyBytes.contains { n in
+                guard !n.isEmpty else { return true }
+                guard hay.count >= n.count else { return false }
+                for i in 0...(hay.count - n.count) {
+                    var ok = true
+                    for j in 0..<n.count where foldASCII(hay[i + j]) != n[j] { ok = false; break }
+                    if ok { return true }
+                }
+                return false
+            }
+        }
+        if let folded { return folded }
+        let lowerKey = key.lowercased()
+        return passwordKeys.contains(where: { asciiContains(lowerKey, $0) })
     }
 }

@@ -10,7 +10,7 @@ struct PatternDetector {
     init(rules: RuleSet) { self.rules = rules.rules }
 
     func detect(_ extracted: FieldExtractor.Result, into out: inout DetectionSet) {
-        let pathTokens = keyTokens(extracted.path)
+        let path = KeyName(tokens: keyTokens(extracted.path))
         var keyCache: [String: KeyName] = [:]
         func name(_ k: String) -> KeyName {
             if let n = keyCache[k] { return n }
@@ -22,33 +22,39 @@ struct PatternDetector {
             let place = placeOf(field.origin.location)
             let key = name(field.origin.key), parent = name(field.origin.parentKey)
             for index in rules.indices {
-                // By index: iterating `rules` would copy (retain and release) every rule per field.
+                // Only the fields needed for the cheap exits are read from the array: passing the
+                // element copies (retains and releases every field of) the whole rule.
                 guard rules[index].category != "location", rules[index].places.isEmpty || rules[index].places.contains(place) else { continue }
-                let rule = rules[index]
-                let keyScore = rule.score(key: key, parent: parent, pathTokens: pathTokens)
-                // Cheap exit: even a perfect candidate could not reach the threshold.
-                guard keyScore + max(0, rule.uppercaseWeight) >= rule.threshold else { continue }
-                let whole = trimSpace(field.bytes)
-                for candidate in candidates(rule, field.bytes) {
-                    var score = keyScore
-                    if rule.uppercaseWeight != 0, candidate.contains(where: { $0 >= 0x41 && $0 <= 0x5A }),
-                       !candidate.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) {
-                        score += rule.uppercaseWeight
-                    }
-                    if candidate.count != whole.count { score += rule.embeddedWeight }
-                    guard score >= rule.threshold else { continue }
-                    let text = String(decoding: candidate, as: UTF8.self)
-                    guard valid(rule, text) else { continue }
-                    out.add(Detection(category: rule.category, type: rule.type, origin: field.origin,
-                                      encoding: field.origin.encodingChain(), evidence: text, rule: rule.id,
-                                      confidence: min(1, score), severity: rule.severity,
-                                      what: describe(category: rule.category, type: rule.type)))
-                    break
-                }
+                let keyScore = PatternRule.score(keys: rules[index].keys, parentKeys: rules[index].parentKeys, pathKeys: rules[index].pathKeys,
+                                                 base: rules[index].base, key: key, parent: parent, path: path)
+                // Even a perfect candidate could not reach the threshold.
+                guard keyScore + max(0, rules[index].uppercaseWeight) >= rules[index].threshold else { continue }
+                detect(rules[index], keyScore: keyScore, in: field, into: &out)
             }
         }
         for group in extracted.groups {
             detectCoordinates(group, into: &out)
+        }
+    }
+
+    /// One rule against one field: its best-scoring valid candidate, if any.
+    private func detect(_ rule: PatternRule, keyScore: Double, in field: ExtractedField, into out: inout DetectionSet) {
+        let whole = trimSpace(field.bytes)
+        for candidate in candidates(rule, field.bytes) {
+            var score = keyScore
+            if rule.uppercaseWeight != 0, candidate.contains(where: { $0 >= 0x41 && $0 <= 0x5A }),
+               !candidate.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) {
+                score += rule.uppercaseWeight
+            }
+            if candidate.count != whole.count { score += rule.embeddedWeight }
+            guard score >= rule.threshold else { continue }
+            let text = String(decoding: candidate, as: UTF8.self)
+            guard valid(rule, text) else { continue }
+            out.add(Detection(category: rule.category, type: rule.type, origin: field.origin,
+                              encoding: field.origin.encodingChain(), evidence: text, rule: rule.id,
+                              confidence: min(1, score), severity: rule.severity,
+                              what: describe(category: rule.category, type: rule.type)))
+            return
         }
     }
 

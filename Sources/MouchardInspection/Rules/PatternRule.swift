@@ -137,11 +137,18 @@ extension PatternRule.KeyHint {
 extension PatternRule {
     /// Score of a candidate under `key` inside `parentKey`: base + strongest positive hint + strongest negative hint.
     func score(key: String, parentKey: String, pathTokens: [String] = []) -> Double {
-        score(key: KeyName(key), parent: KeyName(parentKey), pathTokens: pathTokens)
+        score(key: KeyName(key), parent: KeyName(parentKey), path: KeyName(tokens: pathTokens))
     }
 
     /// The same with keys tokenized once per field (the detector scores every rule against them).
-    func score(key: KeyName, parent: KeyName, pathTokens: [String]) -> Double {
+    func score(key: KeyName, parent: KeyName, path: KeyName) -> Double {
+        Self.score(keys: keys, parentKeys: parentKeys, pathKeys: pathKeys, base: base, key: key, parent: parent, path: path)
+    }
+
+    /// `score(key:parent:path:)` from the hints alone, so that a caller can score a rule held in an
+    /// array without copying the whole rule.
+    static func score(keys: [KeyHint], parentKeys: [KeyHint], pathKeys: [KeyHint], base: Double,
+                      key: KeyName, parent: KeyName, path: KeyName) -> Double {
         func hintScore(_ hints: [KeyHint], _ k: KeyName) -> (Double, Double) {
             guard !hints.isEmpty, !k.joined.isEmpty else { return (0, 0) }
             var pos = 0.0, neg = 0.0
@@ -154,8 +161,7 @@ extension PatternRule {
         let (pp, pn) = hintScore(parentKeys, parent)
         var url = 0.0
         if !pathKeys.isEmpty {
-            let joined = pathTokens.joined()
-            for h in pathKeys where h.matches(tokens: pathTokens, joined: joined) { url = max(url, h.weight) }
+            for h in pathKeys where h.matches(tokens: path.tokens, joined: path.joined) { url = max(url, h.weight) }
         }
         return base + max(kp, pp) + url + min(kn, pn)
     }
@@ -167,6 +173,10 @@ struct KeyName {
     let joined: String
     init(_ key: String) {
         tokens = key.isEmpty ? [] : keyTokens(key)
+        joined = tokens.joined()
+    }
+    init(tokens: [String]) {
+        self.tokens = tokens
         joined = tokens.joined()
     }
 }
