@@ -183,7 +183,7 @@ private func finding(_ flow: Int?, _ type: String, confidence: Double?) -> Findi
     }
 
     @Test func sessionNamesAndPaths() throws {
-        #expect(try SessionStore.resolve(session: "app-test", currentDirectory: "/home/u/work") == "/home/u/work/captures/app-test")
+        #expect(try SessionStore.resolve(session: "app-test", currentDirectory: "/home/u/audits") == "/home/u/audits/captures/app-test")
         #expect(try SessionStore.resolve(session: "x", currentDirectory: "/home/u/") == "/home/u/captures/x")
         #expect(try SessionStore.resolve(session: "./runs/x", currentDirectory: "/w") == "/w/./runs/x")
         #expect(try SessionStore.resolve(session: "/tmp/s1/", currentDirectory: "/w") == "/tmp/s1")
