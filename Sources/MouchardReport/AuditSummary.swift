@@ -30,8 +30,10 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         public var categoriesFound: [String]
         /// Named companies that received personal data.
         public var companies: [String]
-        /// Hosts with findings whose owner is unknown.
+        /// Hosts with findings whose owner is unknown (third parties).
         public var unattributedHosts: Int
+        /// The app's own hosts (first party, no tracker entry) that received personal data.
+        public var appHosts: Int
         /// Distinct hosts that received personal data.
         public var hostsReceivingData: Int
         public var thirdPartyHostsReceivingData: Int

@@ -358,11 +358,12 @@ public struct AuditSummaryBuilder {
         }
         let leakingHosts = destinations.filter { $0.findings > 0 }
         let companies = Array(Set(leakingHosts.compactMap(\.company))).sorted()
-        let unattributed = leakingHosts.filter { $0.company == nil }.count
+        let unattributed = leakingHosts.filter { $0.company == nil && $0.thirdParty }.count
+        let appHosts = leakingHosts.filter { $0.company == nil && !$0.thirdParty }.count
         var verdict = AuditSummary.Verdict(
             requests: requests, flows: findingsOnly ? requests : flowCount, findings: findingCount,
             leakingRequests: leakingRequests, categoriesFound: categoryNames, companies: companies,
-            unattributedHosts: unattributed, hostsReceivingData: leakingHosts.count,
+            unattributedHosts: unattributed, appHosts: appHosts, hostsReceivingData: leakingHosts.count,
             thirdPartyHostsReceivingData: leakingHosts.filter(\.thirdParty).count,
             cleartextFindings: cleartext, encryptedFindings: encrypted, metadataFindings: metadata,
             undecryptedHosts: undecrypted, headline: "", detail: "")
@@ -505,7 +506,7 @@ public struct AuditSummaryBuilder {
 
     /// The verdict in plain words: headline and supporting detail.
     static func words(_ v: AuditSummary.Verdict, hosts: Int) -> (String, String) {
-        let plural = { (n: Int, one: String, many: String) in "\(n) \(n == 1 ? one : many)" }
+        let plural = { (n: Int, one: String, many: String) in counted(n, one, many) }
         guard v.findings > 0 else {
             var detail = "\(plural(v.requests, "request", "requests")) to \(plural(hosts, "host", "hosts")) were inspected"
             if v.undecryptedHosts > 0 {
@@ -514,12 +515,12 @@ public struct AuditSummaryBuilder {
             return ("No personal data of the device or its owner was seen leaving the device.", detail + ".")
         }
         let what = CategoryNames.list(v.categoriesFound.map(CategoryNames.words))
-        let whom: String
-        switch (v.companies.count, v.unattributedHosts) {
-        case (0, let u): whom = "to \(plural(u, "host", "hosts")) of unknown owner"
-        case (let c, 0): whom = "to \(plural(c, "company", "companies"))"
-        case (let c, let u): whom = "to \(plural(c, "known company", "known companies")) and \(plural(u, "other host", "other hosts"))"
-        }
+        // Who received it: the app's own servers, named companies, hosts nobody claims.
+        var recipients: [String] = []
+        if v.appHosts > 0 { recipients.append(v.appHosts == 1 ? "the app's own server" : "the app's own servers (\(v.appHosts) hosts)") }
+        if !v.companies.isEmpty { recipients.append(plural(v.companies.count, "company", "companies")) }
+        if v.unattributedHosts > 0 { recipients.append(plural(v.unattributedHosts, "host of unknown owner", "hosts of unknown owner")) }
+        let whom = "to " + CategoryNames.list(recipients)
         let headline = "\(what.prefix(1).uppercased() + what.dropFirst()) left the device, \(whom)."
         var parts: [String] = []
         if v.cleartextFindings > 0 {

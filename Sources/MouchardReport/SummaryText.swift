@@ -10,8 +10,8 @@ public enum SummaryText {
             let width = s.categories.map { CategoryNames.title($0.category).count }.max() ?? 0
             for c in s.categories {
                 let title = CategoryNames.title(c.category)
-                t += "  \(title)\(String(repeating: " ", count: max(0, width - title.count)))  \(c.findings) findings, "
-                t += "\(c.requests) requests, \(c.hosts) hosts\(c.cleartext > 0 ? ", \(c.cleartext) in clear text" : "")\n"
+                t += "  \(title)\(String(repeating: " ", count: max(0, width - title.count)))  \(counted(c.findings, "finding")), "
+                t += "\(counted(c.requests, "request")), \(counted(c.hosts, "host"))\(c.cleartext > 0 ? ", \(c.cleartext) in clear text" : "")\n"
             }
             let receiving = s.destinations.filter { $0.findings > 0 }
             if !receiving.isEmpty && hostLimit > 0 {
@@ -19,7 +19,7 @@ public enum SummaryText {
                 for d in receiving.prefix(hostLimit) {
                     t += "    \(VisibleText.shown(d.host, limit: 80))"
                     t += d.company.map { " (\(VisibleText.shown($0, limit: 40)))" } ?? ""
-                    t += " \(d.findings) findings [\(d.categories.map { VisibleText.shown($0, limit: 40) }.joined(separator: ", "))]"
+                    t += " \(counted(d.findings, "finding")) [\(d.categories.map { VisibleText.shown($0, limit: 40) }.joined(separator: ", "))]"
                     t += " \(d.transports.map(\.label).joined(separator: ", "))\n"
                 }
                 if receiving.count > hostLimit { t += "    … and \(receiving.count - hostLimit) more\n" }

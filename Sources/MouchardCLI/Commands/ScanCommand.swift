@@ -80,14 +80,14 @@ struct ScanCommand: MouchardCommand {
 enum TextSummary {
     static func render(_ summary: AuditSummary, mode: String) -> String {
         let v = summary.verdict
-        var s = "mouchard scan: \(v.requests) requests inspected (\(mode)), \(v.leakingRequests) leaking, \(v.findings) findings\n"
+        var s = "mouchard scan: \(counted(v.requests, "request")) inspected (\(mode)), \(v.leakingRequests) leaking, \(counted(v.findings, "finding"))\n"
         if v.findings == 0 { return s + "nothing found\n" }
         s += "\n" + SummaryText.render(summary, hostLimit: 0)
         s += "\nper destination:\n"
         for d in summary.destinations where d.findings > 0 {
             let who = d.company.map { " (\(VisibleText.shown($0, limit: 60)))" } ?? ""
             let party = d.thirdParty ? "third party" : "first party"
-            s += "\n  \(VisibleText.shown(d.host, limit: 120))\(who), \(party): \(d.requests) requests\n"
+            s += "\n  \(VisibleText.shown(d.host, limit: 120))\(who), \(party): \(counted(d.requests, "request"))\n"
             for g in summary.findingGroups where g.host == d.host {
                 for p in g.patterns {
                     let inner = p.inner.map { " → \(VisibleText.shown($0, limit: 80))" } ?? ""
