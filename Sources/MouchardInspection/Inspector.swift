@@ -227,7 +227,24 @@ struct DetectionSet {
         items.append(d)
     }
 
-    var ordered: [Detection] { items }
+    /// The detections in order, without the weaker reading of a value that another type explains
+    /// better: the same evidence at the same place (e.g. one UUID under `ifa`) is an IDFA at 1.0, not
+    /// also an IDFV at 0.55. Equally confident readings are all kept.
+    var ordered: [Detection] {
+        struct Place: Hashable {
+            var category: String
+            var where_: String
+            var inner: String?
+            var evidence: String
+        }
+        var best: [Place: Double] = [:]
+        func place(_ d: Detection) -> Place {
+            Place(category: d.category, where_: d.whereOverride?.location ?? d.origin.location,
+                  inner: d.whereOverride?.inner ?? d.origin.inner, evidence: d.evidence)
+        }
+        for d in items { best[place(d)] = max(best[place(d)] ?? 0, d.confidence) }
+        return items.filter { d in d.confidence >= (best[place(d)] ?? 0) }
+    }
     var isEmpty: Bool { items.isEmpty }
 }
 

@@ -17,6 +17,14 @@ struct PatternRuleTests {
         #expect(try categories(TestSupport.request("GET", "https://t.adnet.example/i?idfa=00000000-0000-0000-0000-000000000000")).isEmpty)
     }
 
+    @Test func oneValueAtOnePlaceGetsItsBestReadingOnly() throws {
+        // An uppercase UUID under `ifa`, inside base64 JSON: an IDFA, not also a weaker IDFV guess.
+        let blob = TestSupport.base64(#"{"device":{"ifa":"3F2504E0-4F89-41D3-9A0C-0305E82C3301"}}"#)
+        let found = try detect(TestSupport.request("POST", "https://e.adnet.example/e", headers: [("Content-Type", "application/json")],
+                                                   text: #"{"payload":"\#(blob)"}"#))
+        #expect(found.filter { $0.category == "device-id" }.map(\.type) == ["idfa"])
+    }
+
     @Test func imeiNeedsLuhnAndAName() throws {
         #expect(try categories(TestSupport.request("GET", "https://a.example/r?imei=490154203237518")) == ["device-id"])
         #expect(try categories(TestSupport.request("GET", "https://a.example/r?imei=490154203237519")).isEmpty)
