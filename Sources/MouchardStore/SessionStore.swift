@@ -99,7 +99,10 @@ public final class SessionStore: Sendable {
             }
             try connection.execute("PRAGMA synchronous = NORMAL")
             try StoreSchema.migrate(connection, migrations: migrations)
-            if isNew, try connection.scalar("SELECT count(*) FROM session WHERE key = ?", [.text(MetadataKey.created)]) == 0 {
+            // Only the creator stamps the creation time: a reader opening a session that is being
+            // written must not queue behind the writer for a write of its own.
+            if create, isNew,
+               try connection.scalar("SELECT count(*) FROM session WHERE key = ?", [.text(MetadataKey.created)]) == 0 {
                 try connection.run("INSERT OR IGNORE INTO session (key, value) VALUES (?, ?)",
                                    [.text(MetadataKey.created), .text(Self.isoNow())])
             }
