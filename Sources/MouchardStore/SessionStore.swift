@@ -87,29 +87,65 @@ public final class SessionStore: Sendable {
                 throw StoreError(file: directory, message: "cannot create the session folder (\(error.localizedDescription))")
             }
         }
-        guard create || fm.fileExists(atPath: path) else {
+        if create, !fm.fileExists(atPath: path) {
+            try Self.createDatabase(at: path, migrations: migrations)
+        }
+        guard fm.fileExists(atPath: path) else {
             throw StoreError(file: path, message: "no session here (\(Self.databaseFileName) not found)")
         }
-        let isNew = !fm.fileExists(atPath: path) || ((try? fm.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) == 0
-        let connection = try SQLiteConnection(path: path, create: create)
+        // A zero-length file (left by a tool that only touched it) is an empty database to set up.
+        let isEmptyFile = ((try? fm.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) == 0
+        let connection = try SQLiteConnection(path: path, create: false)
         do throws(StoreError) {
-            let mode = try connection.query("PRAGMA journal_mode = WAL") { s throws(StoreError) in s.text(0) }.first ?? ""
-            guard mode.lowercased() == "wal" else {
-                throw StoreError(file: path, message: "cannot switch to WAL mode (journal mode is \(mode))")
-            }
-            try connection.execute("PRAGMA synchronous = NORMAL")
-            try StoreSchema.migrate(connection, migrations: migrations)
-            // Only the creator stamps the creation time: a reader opening a session that is being
-            // written must not queue behind the writer for a write of its own.
-            if create, isNew,
-               try connection.scalar("SELECT count(*) FROM session WHERE key = ?", [.text(MetadataKey.created)]) == 0 {
-                try connection.run("INSERT OR IGNORE INTO session (key, value) VALUES (?, ?)",
-                                   [.text(MetadataKey.created), .text(Self.isoNow())])
-            }
+            try Self.prepare(connection, migrations: migrations)
+            if create, isEmptyFile { try Self.stampCreation(connection) }
         } catch {
             throw Self.explain(error)
         }
         db = Mutex(connection)
+    }
+
+    /// Creates the database whole, then makes it appear at `path` in one step: it is built in a
+    /// private file (WAL mode, schema, creation time) and hard-linked into place. A reader that
+    /// opens the session while it is being created (`mouchard flows` beside a starting proxy)
+    /// sees either no database or a complete one, never a half-made file it would try to set up
+    /// itself, racing the creator for the write lock. When two creators race, the first link
+    /// wins and the other opens that database.
+    private static func createDatabase(at path: String, migrations: [String]) throws(StoreError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = "\(directory)/.\(databaseFileName).creating-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
+        }
+        do throws(StoreError) {
+            // The connection is closed at the end of this scope, which checkpoints and removes its WAL.
+            let connection = try SQLiteConnection(path: temporary, create: true)
+            try prepare(connection, migrations: migrations)
+            try stampCreation(connection)
+        } catch {
+            throw StoreError(file: path, message: "cannot create the session database (\(error.message))",
+                             sqliteCode: error.sqliteCode)
+        }
+        if link(temporary, path) != 0, errno != EEXIST {
+            let reason = String(cString: strerror(errno))
+            throw StoreError(file: path, message: "cannot create the session database (\(reason))")
+        }
+    }
+
+    /// WAL mode, `synchronous = NORMAL`, and the schema migrated to the latest version.
+    private static func prepare(_ connection: SQLiteConnection, migrations: [String]) throws(StoreError) {
+        let mode = try connection.query("PRAGMA journal_mode = WAL") { s throws(StoreError) in s.text(0) }.first ?? ""
+        guard mode.lowercased() == "wal" else {
+            throw StoreError(file: connection.path, message: "cannot switch to WAL mode (journal mode is \(mode))")
+        }
+        try connection.execute("PRAGMA synchronous = NORMAL")
+        try StoreSchema.migrate(connection, migrations: migrations)
+    }
+
+    /// Records when the session was created (only its creator does: a reader never writes on open).
+    private static func stampCreation(_ connection: SQLiteConnection) throws(StoreError) {
+        try connection.run("INSERT OR IGNORE INTO session (key, value) VALUES (?, ?)",
+                           [.text(MetadataKey.created), .text(isoNow())])
     }
 
     /// Rewrites SQLite's "not a database"/"corrupt" codes as one clear sentence.
