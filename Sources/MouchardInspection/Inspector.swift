@@ -13,8 +13,9 @@ public struct Inspector: Sendable {
     public let knownValues: KnownValueMatcher?
     public let attribution: any DestinationAttributing
     public let extractor: FieldExtractor
-    /// Skip the decode walk for requests whose raw bytes cannot hold a profile value (profile
-    /// mode only; see `needsWalk`). On by default; off to measure or debug the walk itself.
+    /// Skip the decode walk for requests, and the parts of requests, whose raw bytes cannot hold a
+    /// profile value (profile mode only; see `RequestInterest`). On by default; off to measure or
+    /// debug the walk itself.
     public var rawPrefilter = true
     /// Per profile target (same index as `knownValues.targets`): rule id, words and severity of
     /// its detections, built once instead of per hit.
@@ -64,10 +65,11 @@ public struct Inspector: Sendable {
 
     func findings(_ flow: Flow, _ facts: RequestFacts, _ detections: [Detection]) -> [Finding] {
         guard let request = flow.request, !detections.isEmpty else { return [] }
-        let host = facts.host.isEmpty ? flow.host : facts.host
+        let located = facts.located()
+        let host = located.host.isEmpty ? flow.host : located.host
         let info = attribution.attribute(host: host)
         let destination = FindingDestination(host: host, tracker: info.company, trackerCategory: info.category, thirdParty: info.thirdParty)
-        let req = FindingRequest(method: request.method, url: facts.url)
+        let req = FindingRequest(method: request.method, url: located.url)
         let time = isoTime(flow.timings.started)
         let company = info.company.map { " (" + $0 + ")" } ?? ""
         let transport = flow.transport.rawValue
@@ -100,12 +102,15 @@ public struct Inspector: Sendable {
     }
 
     func detect(_ request: HTTPRequest, facts: RequestFacts, transport: FlowTransport) -> [Detection] {
-        if rawPrefilter, let kv = knownValues,
-           !kv.needsWalk(request, pathAndQuery: facts.pathAndQuery, passwordKeys: rules.passwordKeys,
-                         cleartext: transport == .http || request.scheme == "http") {
-            return []
+        let target = Array(facts.pathAndQuery.utf8)
+        var pruning: (interest: RequestInterest, matcher: KnownValueMatcher)?
+        if rawPrefilter, let kv = knownValues {
+            let interest = kv.interest(request, target: target, pathAndQuery: facts.pathAndQuery, passwordKeys: rules.passwordKeys,
+                                       cleartext: transport == .http || request.scheme == "http")
+            if !interest.needsWalk { return [] }
+            pruning = (interest, kv)
         }
-        let extracted = extractor.extract(request, facts: facts)
+        let extracted = extractor.extract(request, target: target, pruning: pruning)
         var out = DetectionSet()
         if let kv = knownValues {
             profileDetections(kv, extracted, into: &out)
@@ -207,6 +212,8 @@ public struct Detection: Sendable, Hashable {
 }
 
 /// Detections of one request, deduplicated by (category, type, where), keeping the most confident.
+/// A request usually has a handful: up to `linearLimit` they are compared field by field without
+/// hashing; past it (a huge body full of values) an index keeps `add` and `ordered` linear.
 struct DetectionSet {
     /// (category, type, where): compared field by field, no joined string per detection.
     private struct Key: Hashable {
@@ -214,11 +221,27 @@ struct DetectionSet {
         var type: String
         var where_: String
     }
+    private static let linearLimit = 24
     private var byKey: [Key: Int] = [:]
     private(set) var items: [Detection] = []
 
     mutating func add(_ d: Detection) {
-        let key = Key(category: d.category, type: d.type, where_: d.whereOverride?.location ?? d.origin.location)
+        let place = d.whereOverride?.location ?? d.origin.location
+        if items.count <= Self.linearLimit {
+            for i in items.indices where items[i].category == d.category && items[i].type == d.type
+                && (items[i].whereOverride?.location ?? items[i].origin.location) == place {
+                if d.confidence > items[i].confidence { items[i] = d }
+                return
+            }
+            items.append(d)
+            if items.count > Self.linearLimit {
+                for (i, item) in items.enumerated() {
+                    byKey[Key(category: item.category, type: item.type, where_: item.whereOverride?.location ?? item.origin.location)] = i
+                }
+            }
+            return
+        }
+        let key = Key(category: d.category, type: d.type, where_: place)
         if let i = byKey[key] {
             if d.confidence > items[i].confidence { items[i] = d }
             return
@@ -231,18 +254,24 @@ struct DetectionSet {
     /// better: the same evidence at the same place (e.g. one UUID under `ifa`) is an IDFA at 1.0, not
     /// also an IDFV at 0.55. Equally confident readings are all kept.
     var ordered: [Detection] {
+        guard items.count > 1 else { return items }
         struct Place: Hashable {
             var category: String
             var where_: String
             var inner: String?
             var evidence: String
         }
-        var best: [Place: Double] = [:]
         func place(_ d: Detection) -> Place {
             Place(category: d.category, where_: d.whereOverride?.location ?? d.origin.location,
                   inner: d.whereOverride?.inner ?? d.origin.inner, evidence: d.evidence)
         }
-        for d in items { best[place(d)] = max(best[place(d)] ?? 0, d.confidence) }
+        if items.count <= Self.linearLimit {
+            return items.filter { d in
+                !items.contains { other in other.confidence > d.confidence && other.category == d.category && place(other) == place(d) }
+            }
+        }
+        var best: [Place: Double] = [:]
+        for d in items { best[place(d), default: 0] = max(best[place(d)] ?? 0, d.confidence) }
         return items.filter { d in d.confidence >= (best[place(d)] ?? 0) }
     }
     var isEmpty: Bool { items.isEmpty }

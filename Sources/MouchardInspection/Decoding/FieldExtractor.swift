@@ -29,19 +29,28 @@ public struct FieldExtractor: Sendable {
     public func extract(_ request: HTTPRequest) -> Result { extract(request, facts: RequestFacts(request)) }
 
     func extract(_ request: HTTPRequest, facts: RequestFacts) -> Result {
+        extract(request, target: Array(facts.pathAndQuery.utf8), pruning: nil)
+    }
+
+    /// With `pruning`, the parts of the request whose raw bytes touch none of its spans are not
+    /// walked (profile mode: they cannot hold a profile value); `target` is the request target's bytes.
+    func extract(_ request: HTTPRequest, target: [UInt8], pruning: (interest: RequestInterest, matcher: KnownValueMatcher)?) -> Result {
         var w = Walker(config: self)
+        if let pruning, pruning.interest.prunes { w.pruning = pruning }
+        let interest = w.pruning?.interest
         // Split the target once (path, then query up to a fragment).
-        let target = Array(facts.pathAndQuery.utf8)
         let q = target.firstIndex(of: UInt8(ascii: "?"))
         let pathEnd = q ?? target.firstIndex(of: UInt8(ascii: "#")) ?? target.count
-        w.walkPath(target[0..<pathEnd])
+        // A target, header or body without spans has nothing to find (profile mode).
+        let walkTarget = interest.map { !$0.target.isEmpty } ?? true
+        if walkTarget { w.walkPath(target[0..<pathEnd], spans: interest?.target) }
         w.result.path = String(decoding: target[0..<pathEnd], as: UTF8.self)
-        if let q {
+        if walkTarget, let q {
             let end = target[(q + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? target.count
-            w.walkForm(target[(q + 1)..<end], prefix: "query:", origin: FieldOrigin(location: "query"), depth: 0)
+            w.walkForm(target[(q + 1)..<end], prefix: "query:", origin: FieldOrigin(location: "query"), depth: 0, spans: interest?.target)
         }
-        w.walkHeaders(request.headers)
-        w.walkBody(request)
+        w.walkHeaders(request.headers, spans: interest?.headers)
+        w.walkBody(request, spans: interest?.body)
         return w.result
     }
 
@@ -60,6 +69,8 @@ private let skippedHeaders: Set<String> = ["host", "content-length", "connection
 private struct Walker {
     let config: FieldExtractor
     var result = FieldExtractor.Result()
+    /// Profile mode: the request's spans and the matcher that finds them in decoded bodies.
+    var pruning: (interest: RequestInterest, matcher: KnownValueMatcher)?
 
     init(config: FieldExtractor) { self.config = config }
 
@@ -74,22 +85,34 @@ private struct Walker {
 
     // MARK: URL path
 
-    mutating func walkPath(_ path: ArraySlice<UInt8>) {
-        var previous = ""
+    /// `spans` (over the target's bytes) skips segments that cannot hold a profile value.
+    mutating func walkPath(_ path: ArraySlice<UInt8>, spans: [Range<Int>]?) {
+        var previous: ArraySlice<UInt8> = []
         for segment in path.split(separator: UInt8(ascii: "/")) where !segment.isEmpty {
-            leaf(segment, FieldOrigin(location: "url", key: previous), depth: 0)
-            previous = String(decoding: segment, as: UTF8.self)
+            if spans.map({ touches($0, segment.startIndex..<segment.endIndex) }) ?? true {
+                leaf(segment, FieldOrigin(location: "url", key: String(decoding: previous, as: UTF8.self)), depth: 0)
+            }
+            previous = segment
         }
     }
 
     // MARK: headers and cookies
 
-    mutating func walkHeaders(_ headers: HTTPHeaders) {
+    /// `spans` (per header, over its value) skips headers and cookies that cannot hold a profile value.
+    mutating func walkHeaders(_ headers: HTTPHeaders, spans: [[Range<Int>]]?) {
         var members: [NumberGroup.Member] = []
-        for field in headers {
+        for (index, field) in headers.enumerated() {
+            let headerSpans = spans?[index]
+            if let headerSpans, headerSpans.isEmpty {
+                // Nothing to find in it; its number (if any) still joins the headers' group.
+                if let n = parseDecimal(field.valueBytes[...]), !isSkippedHeader(field.name) {
+                    members.append(.init(key: field.name, value: n.value, decimals: n.decimals))
+                }
+                continue
+            }
             let name = field.name.lowercased()
             if name == "cookie" {
-                walkCookies(field.valueBytes)
+                walkCookies(field.valueBytes, spans: headerSpans)
                 continue
             }
             if skippedHeaders.contains(name) { continue }
@@ -102,7 +125,10 @@ private struct Walker {
         }
     }
 
-    mutating func walkCookies(_ bytes: [UInt8]) {
+    /// One of the headers the walk skips (`Cookie` included: its cookies are not header numbers).
+    func isSkippedHeader(_ name: String) -> Bool { skippedHeaders.contains(name.lowercased()) }
+
+    mutating func walkCookies(_ bytes: [UInt8], spans: [Range<Int>]?) {
         var members: [NumberGroup.Member] = []
         defer {
             if members.count >= 2 {
@@ -117,6 +143,7 @@ private struct Walker {
             var value = p[(eq + 1)...]
             if value.count >= 2, value.first == 0x22, value.last == 0x22 { value = value.dropFirst().dropLast() }
             if let n = parseDecimal(value) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
+            if let spans, !touches(spans, p.startIndex..<p.endIndex) { continue }
             leaf(value, FieldOrigin(location: "cookie:" + name, key: name), depth: 0)
         }
     }
@@ -125,12 +152,23 @@ private struct Walker {
 
     /// `a=1&b=2` (also `;` separators); names percent-decoded; `prefix` + name is the location,
     /// unless `origin` already sits inside a blob (then the name extends its inner path).
-    mutating func walkForm(_ bytes: ArraySlice<UInt8>, prefix: String, origin: FieldOrigin, depth: Int) {
+    /// `spans` (over the bytes `bytes` is a slice of) skips pairs that cannot hold a profile value.
+    mutating func walkForm(_ bytes: ArraySlice<UInt8>, prefix: String, origin: FieldOrigin, depth: Int, spans: [Range<Int>]? = nil) {
         var members: [NumberGroup.Member] = []
         let nested = prefix.isEmpty
         for pair in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             if full { return }
             let eq = pair.firstIndex(of: UInt8(ascii: "="))
+            // A pair without escapes decodes to itself: when no span touches it, only its number
+            // (for coordinate pairs) is needed.
+            if let spans, !touches(spans, pair.startIndex..<pair.endIndex),
+               !pair.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
+                if let eq, let n = parseDecimal(pair[(eq + 1)...]) {
+                    let name = String(decoding: pair[pair.startIndex..<eq], as: UTF8.self)
+                    members.append(.init(key: name, value: n.value, decimals: n.decimals))
+                }
+                continue
+            }
             let rawName = eq.map { pair[pair.startIndex..<$0] } ?? pair
             let rawValue = eq.map { pair[($0 + 1)...] } ?? pair[pair.endIndex...]
             let decodedName = ByteCodecs.percentDecode(rawName, plusAsSpace: true)
@@ -177,9 +215,11 @@ private struct Walker {
 
     // MARK: body
 
-    mutating func walkBody(_ request: HTTPRequest) {
+    /// `spans` are the raw body's; a body decoded here (compressed) gets its own from the matcher.
+    mutating func walkBody(_ request: HTTPRequest, spans: [Range<Int>]?) {
         var body = request.body
         guard !body.isEmpty else { return }
+        var spans = spans
         var decodings: [String] = []
         let headers = request.headers
         if let ce = headers["Content-Encoding"]?.lowercased().trimmingASCIISpaces(), !ce.isEmpty, ce != "identity" {
@@ -194,19 +234,25 @@ private struct Walker {
             body = inflated
             decodings.append(how)
         }
+        if let pruning, spans == nil || !decodings.isEmpty {
+            spans = ByteCodecs.looksLikeText(body.prefix(512)) ? pruning.matcher.spans(body[...]) : nil
+        }
+        if pruning != nil, let spans, spans.isEmpty { return }
         let contentType = headers["Content-Type"]?.lowercased() ?? ""
         let origin = FieldOrigin(location: "body", decodings: decodings)
-        walkDocument(body[...], contentType: contentType, origin: origin, topLevel: true, depth: 0)
+        walkDocument(body[...], contentType: contentType, origin: origin, topLevel: true, depth: 0, spans: pruning == nil ? nil : spans)
     }
 
     /// A whole document (a body, a multipart part): by content type, else by shape.
-    mutating func walkDocument(_ bytes: ArraySlice<UInt8>, contentType: String, origin: FieldOrigin, topLevel: Bool, depth: Int) {
+    /// `spans` (over the array `bytes` is a slice of; top-level bodies only) prune form pairs and JSON members.
+    mutating func walkDocument(_ bytes: ArraySlice<UInt8>, contentType: String, origin: FieldOrigin, topLevel: Bool, depth: Int,
+                               spans: [Range<Int>]? = nil) {
         if asciiContains(contentType, "multipart/"), let boundary = boundaryParameter(contentType) {
             walkMultipart(bytes, boundary: boundary, origin: origin, depth: depth)
             return
         }
         if asciiContains(contentType, "x-www-form-urlencoded") {
-            walkForm(bytes, prefix: topLevel ? "form:" : "", origin: origin, depth: depth)
+            walkForm(bytes, prefix: topLevel ? "form:" : "", origin: origin, depth: depth, spans: spans)
             return
         }
         let isGRPC = asciiContains(contentType, "grpc")
@@ -221,7 +267,10 @@ private struct Walker {
         let trimmed = trimSpace(bytes)
         if let first = trimmed.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             if let v = try? JSONParser().parse(trimmed) {
-                walkJSON(v, path: topLevel ? origin.location + ":$" : "$", key: "", parentKey: origin.key, origin: origin, topLevel: topLevel, depth: depth)
+                // Value offsets count from the start of `trimmed`.
+                let within = spans.map { JSONSpans(spans: $0, base: trimmed.startIndex, end: trimmed.count) }
+                walkJSON(v, path: topLevel ? origin.location + ":$" : "$", key: "", parentKey: origin.key, origin: origin, topLevel: topLevel,
+                         depth: depth, within: within)
                 return
             }
             if let seq = JSONParser().parseSequence(Array(trimmed)) {
@@ -237,7 +286,7 @@ private struct Walker {
             return
         }
         if topLevel, looksLikeForm(trimmed) {
-            walkForm(trimmed, prefix: "form:", origin: origin, depth: depth)
+            walkForm(trimmed, prefix: "form:", origin: origin, depth: depth, spans: spans)
             return
         }
         leaf(bytes, origin, depth: depth)
@@ -292,7 +341,9 @@ private struct Walker {
 
     /// At the top level `path` already starts with the location (`body:$.a`): a leaf's location
     /// is then the path itself, not one more string built per field.
-    mutating func walkJSON(_ v: JSONValue, path: String, key: String, parentKey: String, origin: FieldOrigin, topLevel: Bool, depth: Int) {
+    /// `within` (top-level bodies in profile mode) skips members and items whose bytes touch no span.
+    mutating func walkJSON(_ v: JSONValue, path: String, key: String, parentKey: String, origin: FieldOrigin, topLevel: Bool, depth: Int,
+                           within: JSONSpans? = nil) {
         if full { return }
         func at(_ p: String, key: String, parent: String) -> FieldOrigin {
             var o = origin
@@ -304,7 +355,7 @@ private struct Walker {
         switch v.kind {
         case .object(let members):
             var numbers: [NumberGroup.Member] = []
-            for m in members {
+            for (index, m) in members.enumerated() {
                 if case .number(let t) = m.value.kind, let n = parseDecimal(t[...]) {
                     numbers.append(.init(key: m.key, value: n.value, decimals: n.decimals))
                 } else if case .number(let t) = m.value.kind, let scaled = scaledCoordinate(key: m.key, t[...]) {
@@ -315,7 +366,14 @@ private struct Walker {
                 }
                 // Skip building the child's path when it cannot yield a field.
                 if yieldsNothing(m.value) { continue }
-                walkJSON(m.value, path: path + "." + m.key, key: m.key, parentKey: key, origin: origin, topLevel: topLevel, depth: depth)
+                var child: JSONSpans?
+                if let within {
+                    let end = index + 1 < members.count ? members[index + 1].keyOffset : within.end
+                    guard let c = within.child(m.value.offset, end) else { continue }
+                    child = c
+                }
+                walkJSON(m.value, path: path + "." + m.key, key: m.key, parentKey: key, origin: origin, topLevel: topLevel, depth: depth,
+                         within: child)
             }
             if numbers.count >= 2 {
                 if topLevel {
@@ -333,7 +391,14 @@ private struct Walker {
                     numbers.append(.init(key: String(i), value: n.value, decimals: n.decimals))
                 }
                 if yieldsNothing(item) { continue }
-                walkJSON(item, path: path + "[" + String(i) + "]", key: key, parentKey: parentKey, origin: origin, topLevel: topLevel, depth: depth)
+                var child: JSONSpans?
+                if let within {
+                    let end = i + 1 < items.count ? items[i + 1].offset : within.end
+                    guard let c = within.child(item.offset, end) else { continue }
+                    child = c
+                }
+                walkJSON(item, path: path + "[" + String(i) + "]", key: key, parentKey: parentKey, origin: origin, topLevel: topLevel, depth: depth,
+                         within: child)
             }
             if numbers.count >= 2 {
                 let o = at(path, key: key, parent: parentKey)
@@ -619,6 +684,20 @@ private struct Walker {
     }
 }
 
+/// The spans of a JSON document being walked and the byte range of the current value: `base`
+/// turns the parser's offsets (from the start of the parsed text) into indices of the spans' array.
+struct JSONSpans {
+    var spans: [Range<Int>]
+    var base: Int
+    /// End of the current value, as a parser offset (exclusive; may include the separator after it).
+    var end: Int
+
+    /// The spans for a child value at parser offsets `start..<end`, or nil when none touches it.
+    func child(_ start: Int, _ end: Int) -> JSONSpans? {
+        touches(spans, (base + start)..<(base + end)) ? JSONSpans(spans: spans, base: base, end: end) : nil
+    }
+}
+
 /// Removes ASCII whitespace around a byte slice.
 func trimSpace(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
     var s = bytes
@@ -628,7 +707,7 @@ func trimSpace(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
 }
 
 /// A decimal number written as `-12.345` (no exponent): its value and how many decimals it has.
-func parseDecimal(_ bytes: ArraySlice<UInt8>) -> (value: Double, decimals: Int)? {
+func parseDecimal<C: RandomAccessCollection>(_ bytes: C) -> (value: Double, decimals: Int)? where C.Element == UInt8, C.Index == Int {
     guard bytes.count >= 3, bytes.count <= 24 else { return nil }
     var i = bytes.startIndex
     var negative = false

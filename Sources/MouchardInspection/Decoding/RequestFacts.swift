@@ -1,27 +1,29 @@
 import MouchardFlow
 
-/// Host, path-and-query and absolute URL of a request, computed once per flow with byte-level
-/// code on the common origin-form target (`/path?q` + Host header); other forms defer to `HTTPRequest`.
+/// Path-and-query of a request, and (computed only for requests with findings) its host and
+/// absolute URL, with byte-level code on the common origin-form target (`/path?q` + Host header);
+/// other forms defer to `HTTPRequest`.
 struct RequestFacts {
-    var host: String
+    let request: HTTPRequest
     var pathAndQuery: String
-    var url: String
 
     init(_ r: HTTPRequest) {
+        request = r
         let target = r.head.target
-        guard target.utf8.first == UInt8(ascii: "/"), r.method != "CONNECT" else {
-            pathAndQuery = r.pathAndQuery
-            host = r.host
-            url = r.url
-            return
-        }
+        pathAndQuery = target.utf8.first == UInt8(ascii: "/") && r.method != "CONNECT" ? target : r.pathAndQuery
+    }
+
+    /// The host (lower case, no port) and the absolute URL.
+    func located() -> (host: String, url: String) {
+        let r = request
+        let target = r.head.target
+        guard target.utf8.first == UInt8(ascii: "/"), r.method != "CONNECT" else { return (r.host, r.url) }
         var authority = ""
         for f in r.headers.fields where f.name.utf8.count == 4 && asciiCaseInsensitiveEqualsHost(f.name) {
             authority = f.value
             break
         }
         if authority.isEmpty { authority = r.fallbackAuthority ?? "" }
-        pathAndQuery = target
         let a = Array(authority.utf8)
         // host[:port] or [v6]:port
         var hostBytes = a[...]
@@ -34,11 +36,11 @@ struct RequestFacts {
             port = a[(colon + 1)...]
         }
         let lowered = hostBytes.map { foldASCII($0) }
-        host = String(decoding: lowered, as: UTF8.self)
+        let host = String(decoding: lowered, as: UTF8.self)
         let defaultPort = (r.scheme == "http" && port.elementsEqual("80".utf8)) || (r.scheme == "https" && port.elementsEqual("443".utf8))
         let shownHost = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         let shownPort = port.isEmpty || defaultPort ? "" : ":" + String(decoding: port, as: UTF8.self)
-        url = r.scheme + "://" + shownHost + shownPort + target
+        return (host, r.scheme + "://" + shownHost + shownPort + target)
     }
 }
 

@@ -39,6 +39,9 @@ public struct KnownValueMatcher: Sendable {
     let namePartLengths: Set<Int>
     /// `namePartLengths` as a bit set (bit n: length n, for n < 64): tested per word and per field.
     let namePartLengthBits: UInt64
+    /// FNV-1a hashes of the folded name parts: words are looked up without building a string
+    /// (a profile has a handful of name parts: a linear search beats hashing the hash).
+    let namePartHashes: [UInt64]
     /// Minimum decimals each coordinate must carry, and the radius in metres.
     public var minimumDecimals = 2
     public var radius = 3000.0
@@ -79,6 +82,7 @@ public struct KnownValueMatcher: Sendable {
         self.splitNames = split
         self.namePartLengths = lengths
         self.namePartLengthBits = lengths.reduce(0) { $1 < 64 ? $0 | (1 << UInt64($1)) : $0 }
+        self.namePartHashes = parts.keys.map { fnv1a($0.utf8) }
         self.matcher = MultiPatternMatcher(patterns: b.patterns)
         self.targets = b.targets
         self.phoneDigits = b.phoneDigits
@@ -109,6 +113,15 @@ public struct KnownValueMatcher: Sendable {
     }
 
     func phoneHits(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [Hit]) {
+        phoneRuns(bytes) { start, last, targets in
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start...last]), as: UTF8.self)
+            for t in targets { out.append(Hit(target: t, matched: text)) }
+        }
+    }
+
+    /// Each run of digits and separators that normalizes to a profile phone number: its first and
+    /// last byte index and the targets it stands for.
+    func phoneRuns(_ bytes: UnsafeBufferPointer<UInt8>, _ found: (_ start: Int, _ last: Int, _ targets: [Target]) -> Void) {
         var i = 0
         let n = bytes.count
         while i < n {
@@ -141,10 +154,7 @@ public struct KnownValueMatcher: Sendable {
                 k.remove(at: zero)
                 if let t = phoneDigits[k] { targets = t; key = k }
             }
-            if let targets {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start...last]), as: UTF8.self)
-                for t in targets { out.append(Hit(target: t, matched: text)) }
-            }
+            if let targets { found(start, last, targets) }
         }
     }
 
@@ -320,4 +330,12 @@ private struct VariantBuilder {
         addForms(Array(Set(forms)).sorted(), digestForms: Array(Set(["+" + e164, e164, national, "00" + e164])).sorted(),
                  category: category, type: type, value: raw)
     }
+}
+
+/// FNV-1a over bytes (name-part lookups by hash).
+@inline(__always)
+func fnv1a<S: Sequence>(_ bytes: S) -> UInt64 where S.Element == UInt8 {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+    return h
 }
