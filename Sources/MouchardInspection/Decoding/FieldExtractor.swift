@@ -35,7 +35,7 @@ public struct FieldExtractor: Sendable {
     /// With `pruning`, the parts of the request whose raw bytes touch none of its spans are not
     /// walked (profile mode: they cannot hold a profile value); `target` is the request target's bytes.
     func extract(_ request: HTTPRequest, target: [UInt8], pruning: (interest: RequestInterest, matcher: KnownValueMatcher)?) -> Result {
-        var w = Walker(config: self)
+        var w = FieldWalker(config: self)
         if let pruning, pruning.interest.prunes { w.pruning = pruning }
         let interest = w.pruning?.interest
         // Split the target once (path, then query up to a fragment).
@@ -56,7 +56,7 @@ public struct FieldExtractor: Sendable {
 
     /// Extracts from a free-standing value (tests, other sources): as if found at `location`.
     public func extract(value: [UInt8], location: String, key: String = "") -> Result {
-        var w = Walker(config: self)
+        var w = FieldWalker(config: self)
         w.leaf(value[...], FieldOrigin(location: location, key: key), depth: 0)
         return w.result
     }
@@ -66,7 +66,9 @@ private let skippedHeaders: Set<String> = ["host", "content-length", "connection
                                            "transfer-encoding", "accept", "accept-language", "cookie", "content-type",
                                            "keep-alive", "te", "upgrade", "cache-control", "pragma"]
 
-private struct Walker {
+/// One request's decode walk: the state `FieldExtractor.extract` threads through the decoders (fields and
+/// groups found so far, and in profile mode the spans that let it skip parts).
+struct FieldWalker {
     let config: FieldExtractor
     var result = FieldExtractor.Result()
     /// Profile mode: the request's spans and the matcher that finds them in decoded bodies.
@@ -88,11 +90,12 @@ private struct Walker {
     /// `spans` (over the target's bytes) skips segments that cannot hold a profile value.
     mutating func walkPath(_ path: ArraySlice<UInt8>, spans: [Range<Int>]?) {
         var previous: ArraySlice<UInt8> = []
-        for segment in path.split(separator: UInt8(ascii: "/")) where !segment.isEmpty {
+        forEachPart(of: path, separatedBy: UInt8(ascii: "/")) { segment in
             if spans.map({ touches($0, segment.startIndex..<segment.endIndex) }) ?? true {
                 leaf(segment, FieldOrigin(location: "url", key: String(decoding: previous, as: UTF8.self)), depth: 0)
             }
             previous = segment
+            return true
         }
     }
 
@@ -156,8 +159,9 @@ private struct Walker {
     mutating func walkForm(_ bytes: ArraySlice<UInt8>, prefix: String, origin: FieldOrigin, depth: Int, spans: [Range<Int>]? = nil) {
         var members: [NumberGroup.Member] = []
         let nested = prefix.isEmpty
-        for pair in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            if full { return }
+        var complete = true
+        forEachPart(of: bytes, separatedBy: UInt8(ascii: "&")) { pair in
+            if full { complete = false; return false }
             let eq = pair.firstIndex(of: UInt8(ascii: "="))
             // A pair without escapes decodes to itself: when no span touches it, only its number
             // (for coordinate pairs) is needed.
@@ -167,7 +171,7 @@ private struct Walker {
                     let name = String(decoding: pair[pair.startIndex..<eq], as: UTF8.self)
                     members.append(.init(key: name, value: n.value, decimals: n.decimals))
                 }
-                continue
+                return true
             }
             let rawName = eq.map { pair[pair.startIndex..<$0] } ?? pair
             let rawValue = eq.map { pair[($0 + 1)...] } ?? pair[pair.endIndex...]
@@ -183,7 +187,7 @@ private struct Walker {
             }
             if eq == nil {
                 if !nested { leaf(rawName, FieldOrigin(location: prefix.hasPrefix("query") ? "query:\(name)" : o.location, key: ""), depth: depth) }
-                continue
+                return true
             }
             if let decoded = ByteCodecs.percentDecode(rawValue, plusAsSpace: true) {
                 if let n = parseDecimal(decoded[...]) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
@@ -194,7 +198,9 @@ private struct Walker {
                 if let n = parseDecimal(rawValue) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
                 leaf(rawValue, o, depth: depth)
             }
+            return true
         }
+        guard complete else { return }
         if members.count >= 2 {
             if nested {
                 result.groups.append(NumberGroup(prefix: origin.location, inner: (origin.inner.map { $0 + "." } ?? ""), decodings: origin.decodings,
@@ -240,13 +246,15 @@ private struct Walker {
         if pruning != nil, let spans, spans.isEmpty { return }
         let contentType = headers["Content-Type"]?.lowercased() ?? ""
         let origin = FieldOrigin(location: "body", decodings: decodings)
-        walkDocument(body[...], contentType: contentType, origin: origin, topLevel: true, depth: 0, spans: pruning == nil ? nil : spans)
+        walkDocument(body[...], contentType: contentType, origin: origin, topLevel: true, depth: 0, spans: pruning == nil ? nil : spans,
+                     document: body)
     }
 
     /// A whole document (a body, a multipart part): by content type, else by shape.
-    /// `spans` (over the array `bytes` is a slice of; top-level bodies only) prune form pairs and JSON members.
+    /// `spans` (over `document`, the array `bytes` is a slice of; top-level bodies only) prune form
+    /// pairs and JSON members; a JSON document is then read by `walkJSONSkim` without being built.
     mutating func walkDocument(_ bytes: ArraySlice<UInt8>, contentType: String, origin: FieldOrigin, topLevel: Bool, depth: Int,
-                               spans: [Range<Int>]? = nil) {
+                               spans: [Range<Int>]? = nil, document: [UInt8]? = nil) {
         if asciiContains(contentType, "multipart/"), let boundary = boundaryParameter(contentType) {
             walkMultipart(bytes, boundary: boundary, origin: origin, depth: depth)
             return
@@ -266,6 +274,14 @@ private struct Walker {
         }
         let trimmed = trimSpace(bytes)
         if let first = trimmed.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            if topLevel, let spans, let document {
+                let skimmer = JSONSkimmer(document)
+                if let root = skimmer.validate(trimmed.startIndex..<trimmed.endIndex) {
+                    walkJSONSkim(skimmer, root, path: origin.location + ":$", key: "", parentKey: origin.key, origin: origin, depth: depth,
+                                 spans: spans, end: trimmed.endIndex)
+                    return
+                }
+            }
             if let v = try? JSONParser().parse(trimmed) {
                 // Value offsets count from the start of `trimmed`.
                 let within = spans.map { JSONSpans(spans: $0, base: trimmed.startIndex, end: trimmed.count) }
@@ -695,6 +711,19 @@ struct JSONSpans {
     /// The spans for a child value at parser offsets `start..<end`, or nil when none touches it.
     func child(_ start: Int, _ end: Int) -> JSONSpans? {
         touches(spans, (base + start)..<(base + end)) ? JSONSpans(spans: spans, base: base, end: end) : nil
+    }
+}
+
+/// Calls `body` with each non-empty part of `bytes` between `separator`s, in order, until it
+/// returns false (`split` without the array of slices).
+@inline(__always)
+func forEachPart(of bytes: ArraySlice<UInt8>, separatedBy separator: UInt8, _ body: (ArraySlice<UInt8>) -> Bool) {
+    var start = bytes.startIndex
+    while start < bytes.endIndex {
+        var end = start
+        while end < bytes.endIndex, bytes[end] != separator { end += 1 }
+        if end > start, !body(bytes[start..<end]) { return }
+        start = end + 1
     }
 }
 

@@ -1,0 +1,102 @@
+import MouchardWire
+
+extension FieldWalker {
+    /// `walkJSON` for a top-level JSON body in profile mode, read in place with a `JSONSkimmer`:
+    /// members and items whose bytes (from the value to the next key or item, as in `JSONSpans`)
+    /// touch no span are skipped without being decoded, and only the strings walked are unescaped.
+    /// Fields, groups and their places are exactly those `walkJSON` gives for the parsed document
+    /// with the same spans (`PartPruningTests` holds the two walks to that).
+    ///
+    /// `path` starts with the location (`body:$`); `end` is where the current value's span ends.
+    mutating func walkJSONSkim(_ json: JSONSkimmer, _ value: JSONSkimmer.Span, path: String, key: String, parentKey: String,
+                               origin: FieldOrigin, depth: Int, spans: [Range<Int>], end: Int) {
+        if full { return }
+        func at(_ p: String, key: String, parent: String) -> FieldOrigin {
+            var o = origin
+            o.location = p
+            o.key = key
+            o.parentKey = parent
+            return o
+        }
+        let bytes = json.bytes
+        switch value.kind {
+        case .object:
+            let members = json.members(of: value)
+            var numbers: [NumberGroup.Member] = []
+            for (index, m) in members.enumerated() {
+                let v = m.value
+                var memberKey: String?
+                func keyText() -> String {
+                    if let memberKey { return memberKey }
+                    let k = String(decoding: json.string(m.key), as: UTF8.self)
+                    memberKey = k
+                    return k
+                }
+                if v.kind == .number {
+                    let t = bytes[v.start..<v.end]
+                    if let n = parseDecimal(t) {
+                        numbers.append(.init(key: keyText(), value: n.value, decimals: n.decimals))
+                    } else if t.count >= 5, t.count <= 12, let scaled = scaledCoordinate(key: keyText(), t) {
+                        // `latE7: 470864000`, `lng_e6: 2391300`: fixed-point degrees.
+                        numbers.append(.init(key: keyText(), value: scaled.value, decimals: scaled.decimals))
+                    }
+                } else if v.kind == .string, v.end - v.start >= 5 {
+                    let inner = bytes[(v.start + 1)..<(v.end - 1)]
+                    let n = inner.contains(UInt8(ascii: "\\")) ? parseDecimal(json.string(v)[...]) : parseDecimal(inner)
+                    if let n { numbers.append(.init(key: keyText(), value: n.value, decimals: n.decimals)) }
+                }
+                if yieldsNothing(json, v) { continue }
+                let childEnd = index + 1 < members.count ? members[index + 1].key.start : end
+                guard touches(spans, v.start..<childEnd) else { continue }
+                let k = keyText()
+                walkJSONSkim(json, v, path: path + "." + k, key: k, parentKey: key, origin: origin, depth: depth, spans: spans, end: childEnd)
+            }
+            if numbers.count >= 2 {
+                result.groups.append(NumberGroup(prefix: path + ".", inner: nil, decodings: origin.decodings,
+                                                 containerKey: key, members: numbers, fromOneString: false))
+            }
+        case .array:
+            let items = json.items(of: value)
+            var numbers: [NumberGroup.Member] = []
+            for (i, item) in items.enumerated() {
+                if item.kind == .number, items.count <= 3, let n = parseDecimal(bytes[item.start..<item.end]) {
+                    numbers.append(.init(key: String(i), value: n.value, decimals: n.decimals))
+                }
+                if yieldsNothing(json, item) { continue }
+                let childEnd = i + 1 < items.count ? items[i + 1].start : end
+                guard touches(spans, item.start..<childEnd) else { continue }
+                walkJSONSkim(json, item, path: path + "[" + String(i) + "]", key: key, parentKey: parentKey, origin: origin, depth: depth,
+                             spans: spans, end: childEnd)
+            }
+            if numbers.count >= 2 {
+                let o = at(path, key: key, parent: parentKey)
+                result.groups.append(NumberGroup(prefix: o.location, inner: o.inner, decodings: origin.decodings,
+                                                 containerKey: key, members: numbers, fromOneString: true))
+            }
+        case .string:
+            leaf(json.string(value)[...], at(path, key: key, parent: parentKey), depth: depth + 1)
+        case .number:
+            emit(Array(bytes[value.start..<value.end])[...], at(path, key: key, parent: parentKey), isNumber: true)
+        case .literal:
+            break
+        }
+    }
+
+    /// `yieldsNothing` for a value read in place.
+    func yieldsNothing(_ json: JSONSkimmer, _ v: JSONSkimmer.Span) -> Bool {
+        switch v.kind {
+        case .literal: return true
+        case .number: return v.end - v.start < 5
+        case .string: return json.stringIsShorter(v, than: 2)
+        case .object, .array:
+            // Empty when only whitespace sits between the brackets.
+            var i = v.start + 1
+            while i < v.end - 1 {
+                let b = json.bytes[i]
+                if b != 0x20, b != 0x0A, b != 0x0D, b != 0x09 { return false }
+                i += 1
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,306 @@
+/// Reads the structure of a JSON text without building it: checks that a text is one value
+/// `JSONParser` accepts (same grammar, same depth limit), then lets a caller step through the
+/// members of objects and the items of arrays as byte ranges and decode only the strings it
+/// wants. The inspector uses it on request bodies, where most members hold nothing of interest
+/// and building a `JSONValue` for each would cost more than looking at it.
+///
+/// Every read is bounds-checked; positions are indices into the array the skimmer was made on.
+public struct JSONSkimmer: Sendable {
+    public let bytes: [UInt8]
+    public let maxDepth: Int
+
+    /// One value's place: `start..<end` covers the value itself (quotes included for strings).
+    public struct Span: Sendable, Equatable {
+        public var start: Int
+        public var end: Int
+        public var kind: Kind
+    }
+
+    /// What a value is, read from its first byte.
+    public enum Kind: Sendable, Equatable {
+        case object, array, string, number, literal
+    }
+
+    /// An object member: the key's span (a string) and the value's span.
+    public struct Member: Sendable, Equatable {
+        public var key: Span
+        public var value: Span
+    }
+
+    public init(_ bytes: [UInt8], maxDepth: Int = 64) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    // MARK: validation
+
+    /// The span of the one value in `range` (surrounding whitespace allowed, nothing else), when
+    /// `JSONParser().parse(bytes[range])` would accept it; nil otherwise.
+    public func validate(_ range: Range<Int>) -> Span? {
+        guard range.lowerBound >= 0, range.upperBound <= bytes.count else { return nil }
+        return bytes.withUnsafeBufferPointer { p -> Span? in
+            var v = Validator(p: p, end: range.upperBound, maxDepth: maxDepth, i: range.lowerBound)
+            v.skipSpace()
+            let start = v.i
+            guard start < v.end, let kind = Self.kind(p[start]), v.value(depth: 0) else { return nil }
+            let end = v.i
+            v.skipSpace()
+            return v.i == v.end ? Span(start: start, end: end, kind: kind) : nil
+        }
+    }
+
+    /// The same checks as `JSONParser.Cursor`, without building values.
+    private struct Validator {
+        let p: UnsafeBufferPointer<UInt8>
+        let end: Int
+        let maxDepth: Int
+        var i: Int
+
+        mutating func skipSpace() {
+            while i < end {
+                let b = p[i]
+                if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { i += 1 } else { break }
+            }
+        }
+
+        mutating func value(depth: Int) -> Bool {
+            guard depth < maxDepth, i < end else { return false }
+            switch p[i] {
+            case UInt8(ascii: "{"):
+                i += 1
+                skipSpace()
+                if i < end, p[i] == UInt8(ascii: "}") { i += 1; return true }
+                while true {
+                    skipSpace()
+                    guard i < end, p[i] == UInt8(ascii: "\""), string() else { return false }
+                    skipSpace()
+                    guard i < end, p[i] == UInt8(ascii: ":") else { return false }
+                    i += 1
+                    skipSpace()
+                    guard value(depth: depth + 1) else { return false }
+                    skipSpace()
+                    guard i < end else { return false }
+                    if p[i] == UInt8(ascii: ",") { i += 1; continue }
+                    if p[i] == UInt8(ascii: "}") { i += 1; return true }
+                    return false
+                }
+            case UInt8(ascii: "["):
+                i += 1
+                skipSpace()
+                if i < end, p[i] == UInt8(ascii: "]") { i += 1; return true }
+                while true {
+                    skipSpace()
+                    guard value(depth: depth + 1) else { return false }
+                    skipSpace()
+                    guard i < end else { return false }
+                    if p[i] == UInt8(ascii: ",") { i += 1; continue }
+                    if p[i] == UInt8(ascii: "]") { i += 1; return true }
+                    return false
+                }
+            case UInt8(ascii: "\""): return string()
+            case UInt8(ascii: "t"): return literal("true")
+            case UInt8(ascii: "f"): return literal("false")
+            case UInt8(ascii: "n"): return literal("null")
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number()
+            default: return false
+            }
+        }
+
+        mutating func literal(_ word: StaticString) -> Bool {
+            let n = word.utf8CodeUnitCount
+            guard i + n <= end else { return false }
+            let w = word.utf8Start
+            for k in 0..<n where p[i + k] != w[k] { return false }
+            i += n
+            return true
+        }
+
+        mutating func digits() -> Int {
+            let s = i
+            while i < end, p[i] >= 0x30, p[i] <= 0x39 { i += 1 }
+            return i - s
+        }
+
+        mutating func number() -> Bool {
+            if p[i] == UInt8(ascii: "-") { i += 1 }
+            guard digits() > 0 else { return false }
+            if i < end, p[i] == UInt8(ascii: ".") {
+                i += 1
+                guard digits() > 0 else { return false }
+            }
+            if i < end, p[i] == UInt8(ascii: "e") || p[i] == UInt8(ascii: "E") {
+                i += 1
+                if i < end, p[i] == UInt8(ascii: "+") || p[i] == UInt8(ascii: "-") { i += 1 }
+                guard digits() > 0 else { return false }
+            }
+            return true
+        }
+
+        mutating func hex4() -> UInt32? {
+            guard i + 4 <= end else { return nil }
+            var v: UInt32 = 0
+            for _ in 0..<4 {
+                guard let h = hexNibble(p[i]) else { return nil }
+                v = v << 4 | UInt32(h)
+                i += 1
+            }
+            return v
+        }
+
+        /// A string starting at the quote under the cursor.
+        mutating func string() -> Bool {
+            i += 1
+            while i < end {
+                let b = p[i]
+                if b == UInt8(ascii: "\"") { i += 1; return true }
+                if b == UInt8(ascii: "\\") {
+                    i += 1
+                    guard i < end else { return false }
+                    let e = p[i]
+                    i += 1
+                    switch e {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                         UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        continue
+                    case UInt8(ascii: "u"):
+                        guard let scalar = hex4() else { return false }
+                        if scalar >= 0xD800, scalar < 0xDC00, i + 6 <= end, p[i] == UInt8(ascii: "\\"), p[i + 1] == UInt8(ascii: "u") {
+                            i += 2
+                            guard hex4() != nil else { return false }
+                        }
+                        continue
+                    default:
+                        return false
+                    }
+                }
+                if b < 0x20 { return false }
+                i += 1
+            }
+            return false
+        }
+    }
+
+    private static func kind(_ first: UInt8) -> Kind? {
+        switch first {
+        case UInt8(ascii: "{"): .object
+        case UInt8(ascii: "["): .array
+        case UInt8(ascii: "\""): .string
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): .number
+        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"): .literal
+        default: nil
+        }
+    }
+
+    // MARK: stepping through a validated value
+
+    /// The members of the object at `span`, in order (keys may repeat). `span` must come from
+    /// `validate` or from this skimmer's own `members`/`items`: the text is known to be valid.
+    public func members(of span: Span) -> [Member] {
+        guard span.kind == .object else { return [] }
+        var out: [Member] = []
+        var i = span.start + 1
+        while true {
+            i = skipSpace(i)
+            guard i < span.end, bytes[i] == UInt8(ascii: "\"") else { return out }
+            let key = Span(start: i, end: skipString(i), kind: .string)
+            i = skipSpace(key.end)
+            guard i < span.end, bytes[i] == UInt8(ascii: ":") else { return out }
+            i = skipSpace(i + 1)
+            guard i < span.end, let value = valueSpan(at: i) else { return out }
+            out.append(Member(key: key, value: value))
+            i = skipSpace(value.end)
+            guard i < span.end, bytes[i] == UInt8(ascii: ",") else { return out }
+            i += 1
+        }
+    }
+
+    /// The items of the array at `span`, in order (see `members` for what `span` must be).
+    public func items(of span: Span) -> [Span] {
+        guard span.kind == .array else { return [] }
+        var out: [Span] = []
+        var i = skipSpace(span.start + 1)
+        guard i < span.end, bytes[i] != UInt8(ascii: "]") else { return out }
+        while true {
+            i = skipSpace(i)
+            guard i < span.end, let value = valueSpan(at: i) else { return out }
+            out.append(value)
+            i = skipSpace(value.end)
+            guard i < span.end, bytes[i] == UInt8(ascii: ",") else { return out }
+            i += 1
+        }
+    }
+
+    /// The bytes of the string at `span` with its escapes undone, exactly as `JSONParser` gives them.
+    public func string(_ span: Span) -> [UInt8] {
+        guard span.kind == .string, span.end - span.start >= 2 else { return [] }
+        let inner = (span.start + 1)..<(span.end - 1)
+        if !bytes[inner].contains(UInt8(ascii: "\\")) { return Array(bytes[inner]) }
+        // Escapes are rare: let the parser decode (one code path for what they mean).
+        if case .string(let s)? = (try? JSONParser(maxDepth: 1).parse(bytes[span.start..<span.end]))?.kind { return s }
+        return []
+    }
+
+    /// The string at `span` decodes to fewer than `n` bytes (cheap: escapes only shorten it, and
+    /// are decoded only when the raw length leaves a doubt).
+    public func stringIsShorter(_ span: Span, than n: Int) -> Bool {
+        let raw = span.end - span.start - 2
+        if raw < n { return true }
+        let inner = (span.start + 1)..<(span.end - 1)
+        if !bytes[inner].contains(UInt8(ascii: "\\")) { return false }
+        return string(span).count < n
+    }
+
+    private func skipSpace(_ from: Int) -> Int {
+        var i = from
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { i += 1 } else { break }
+        }
+        return i
+    }
+
+    /// End of the string whose opening quote is at `start` (after its closing quote).
+    private func skipString(_ start: Int) -> Int {
+        var i = start + 1
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == UInt8(ascii: "\"") { return i + 1 }
+            i += b == UInt8(ascii: "\\") ? 2 : 1
+        }
+        return bytes.count
+    }
+
+    /// The span of the (valid) value starting at `i`.
+    private func valueSpan(at i: Int) -> Span? {
+        guard i < bytes.count, let kind = Self.kind(bytes[i]) else { return nil }
+        var j = i
+        switch kind {
+        case .string:
+            j = skipString(i)
+        case .number:
+            j += 1
+            while j < bytes.count, Self.isNumberByte(bytes[j]) { j += 1 }
+        case .literal:
+            j += bytes[i] == UInt8(ascii: "f") ? 5 : 4
+        case .object, .array:
+            // Skip to the matching bracket, stepping over strings.
+            var depth = 0
+            while j < bytes.count {
+                let b = bytes[j]
+                if b == UInt8(ascii: "\"") { j = skipString(j); continue }
+                if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") { depth += 1 }
+                if b == UInt8(ascii: "}") || b == UInt8(ascii: "]") {
+                    depth -= 1
+                    if depth == 0 { j += 1; break }
+                }
+                j += 1
+            }
+        }
+        return Span(start: i, end: min(j, bytes.count), kind: kind)
+    }
+
+    private static func isNumberByte(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
+            || b == UInt8(ascii: "+") || b == UInt8(ascii: "-")
+    }
+}

@@ -1,0 +1,69 @@
+import Testing
+@testable import MouchardWire
+
+/// The skimmer must accept exactly what `JSONParser` accepts and read the same structure, or the
+/// inspector would walk a body differently in profile mode.
+@Suite struct JSONSkimmerTests {
+    /// The structure read by the skimmer, as a `JSONValue` (offsets relative to `base`).
+    func rebuild(_ s: JSONSkimmer, _ span: JSONSkimmer.Span, base: Int) -> JSONValue {
+        switch span.kind {
+        case .object:
+            return JSONValue(offset: span.start - base, kind: .object(s.members(of: span).map {
+                JSONMember(key: String(decoding: s.string($0.key), as: UTF8.self), keyOffset: $0.key.start - base,
+                           value: rebuild(s, $0.value, base: base))
+            }))
+        case .array:
+            return JSONValue(offset: span.start - base, kind: .array(s.items(of: span).map { rebuild(s, $0, base: base) }))
+        case .string:
+            return JSONValue(offset: span.start - base, kind: .string(s.string(span)))
+        case .number:
+            return JSONValue(offset: span.start - base, kind: .number(Array(s.bytes[span.start..<span.end])))
+        case .literal:
+            let b = s.bytes[span.start]
+            return JSONValue(offset: span.start - base, kind: b == UInt8(ascii: "n") ? .null : .bool(b == UInt8(ascii: "t")))
+        }
+    }
+
+    func check(_ text: [UInt8], prefix: Int = 0) {
+        let padded = Array(repeating: UInt8(ascii: "x"), count: prefix) + text
+        let skimmer = JSONSkimmer(padded)
+        let span = skimmer.validate(prefix..<padded.count)
+        let parsed = try? JSONParser().parse(text)
+        #expect((span != nil) == (parsed != nil), "\(String(decoding: text, as: UTF8.self))")
+        if let span, let parsed {
+            #expect(rebuild(skimmer, span, base: prefix) == parsed, "\(String(decoding: text, as: UTF8.self))")
+            #expect(span.start - prefix == parsed.offset)
+        }
+    }
+
+    static let samples: [String] = [
+        #"{"a":1,"b":[true,false,null],"c":{"d":"e\"f\\g\/h\u00e9\ud83d\ude00"},"n":-12.5e+3}"#,
+        #"  [ 1 , "x" , { } , [ ] , 0.25 ]  "#, #"{"dup":1,"dup":2}"#, #""just a string""#, "42", "-0", "012",
+        #"{"a":}"#, #"{"a":1,}"#, "[1,]", "[", "{", #"{"a" 1}"#, "1.", "1e", "-", #""\x""#, "\"\u{01}\"", #""\u12""#,
+        #""\ud800\u12zz""#, "tru", "nul", "[1] 2", "", "   ", #"{"k":"v"}x"#, #"["\ud800"]"#, "[[[[[[]]]]]]",
+        #"{"events":[{"e":1},{"e":2,"u":{"m":"a@b.c"}}],"loc":[2.39,47.08]}"#,
+    ]
+
+    @Test func agreesWithTheParserOnSamples() {
+        for s in Self.samples {
+            check(Array(s.utf8))
+            check(Array(s.utf8), prefix: 3)
+        }
+    }
+
+    @Test func depthLimitIsTheParsers() {
+        check(Array((String(repeating: "[", count: 64) + String(repeating: "]", count: 64)).utf8))
+        check(Array((String(repeating: "[", count: 63) + String(repeating: "]", count: 63)).utf8))
+        check(Array((String(repeating: "{\"a\":", count: 70) + "1" + String(repeating: "}", count: 70)).utf8))
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3])
+    func agreesWithTheParserOnMutations(seed: UInt64) {
+        var mutator = ByteMutator(seed: seed)
+        let donors = Self.samples.map { Array($0.utf8) }
+        for round in 0..<3000 {
+            let base = donors[round % donors.count]
+            check(mutator.mutate(base, maxMutations: 3, donors: donors))
+        }
+    }
+}
