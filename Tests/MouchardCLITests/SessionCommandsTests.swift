@@ -158,7 +158,12 @@ private func devHAR(_ device: String) -> String {
         let lines = listing.out.split(separator: "\n")
         #expect(lines.count == 182)
         if device == "ios" {
-            #expect(lines.first == "  1  2026-10-05T07:41:40.215Z  POST https://api.chatterly.example/v1/presence?seq=1791186100215  200  65 B → 11 B")
+            // Query values are masked unless asked for.
+            #expect(lines.first == "  1  2026-10-05T07:41:40.215Z  POST https://api.chatterly.example/v1/presence?seq=179…215  200  65 B → 11 B")
+            #expect(!listing.out.contains("9F556435-F8AA-4567-BC63-F47D66BC8C22") && !listing.out.lowercased().contains("9f556435-f8aa"))
+            let full = w.run(["flows", "x", "--full-urls"])
+            #expect(full.out.split(separator: "\n").first == "  1  2026-10-05T07:41:40.215Z  POST https://api.chatterly.example/v1/presence?seq=1791186100215  200  65 B → 11 B")
+            #expect(full.out.contains("idfa=9F556435-F8AA-4567-BC63-F47D66BC8C22") || full.out.contains("idfa=9f556435-f8aa-4567-bc63-f47d66bc8c22"))
         }
         // Importing again appends after what is there.
         #expect(w.run(["import", har, "-s", "x"]).out.hasSuffix("(flows 183-364)\n"))

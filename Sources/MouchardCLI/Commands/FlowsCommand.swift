@@ -1,5 +1,6 @@
 import Foundation
 import MouchardFlow
+import MouchardInspection
 import MouchardStore
 
 /// `mouchard flows S`: one line per flow of a session.
@@ -10,7 +11,10 @@ struct FlowsCommand: MouchardCommand {
         discussion: """
         One line per flow: id, start time (UTC), method, URL, status (- when no response), request and
         response body sizes in bytes. Flows seen only as TLS metadata show TLS and the server name (SNI).
+        Query values and identifier-like path segments are masked as in reports (a listing is pasted
+        into tickets and chats); --full-urls shows them as captured.
         """,
+        options: [OptionSpec("--full-urls", help: "show URLs as captured, identifiers included")],
         minPositionals: 1, maxPositionals: 1)
 
     static func run(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
@@ -22,8 +26,9 @@ struct FlowsCommand: MouchardCommand {
         let summaries = try store.flowSummaries()
         let idWidth = String(summaries.last?.id ?? 0).count
         var text = ""
+        let fullURLs = args.flag("--full-urls")
         for s in summaries {
-            text += line(s, idWidth: idWidth) + "\n"
+            text += line(s, idWidth: idWidth, fullURLs: fullURLs) + "\n"
             if text.utf8.count > 1 << 16 { io.out(text); text = "" }
         }
         io.out(text)
@@ -31,13 +36,14 @@ struct FlowsCommand: MouchardCommand {
     }
 
     /// `  12  2026-10-05T07:41:40.215Z  POST https://host/path  200  65 B → 11 B`
-    static func line(_ s: FlowSummary, idWidth: Int) -> String {
+    static func line(_ s: FlowSummary, idWidth: Int, fullURLs: Bool = false) -> String {
         let id = String(repeating: " ", count: max(0, idWidth - String(s.id).count)) + String(s.id)
         let time = timestamp(s.started)
         var text: String
         if let method = s.method, let url = s.url {
             let status = s.status.map(String.init) ?? "-"
-            text = "\(id)  \(time)  \(printable(method)) \(printable(url))  \(status)  \(s.requestBodySize) B → \(s.responseBodySize) B"
+            let shown = fullURLs ? url : MaskedURL.display(url)
+            text = "\(id)  \(time)  \(printable(method)) \(printable(shown))  \(status)  \(s.requestBodySize) B → \(s.responseBodySize) B"
         } else {
             let name = s.serverName.flatMap { $0.isEmpty ? nil : $0 } ?? s.host
             text = "\(id)  \(time)  TLS \(printable(name))  (\(s.transport.rawValue), SNI only)"
