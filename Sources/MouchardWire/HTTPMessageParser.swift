@@ -86,6 +86,21 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
     private var fields: [HTTPField] = []
     /// Bytes and fields of the current header or trailer section so far.
     private var sectionBytes = 0
+    /// Stream offset where the start line of the head being read began.
+    private var headStart = 0
+    /// Stream offset just past the line being handled (its LF included).
+    private var lineEnd = 0
+    /// When on, `wireMarks` gets one offset per `head`/`informational` event (where its start
+    /// line began) and per `end` event (just past the message), in event order: what
+    /// `HTTPMessageReader` needs to keep each message's bytes exactly as they arrived.
+    var recordsWireMarks = false
+    private(set) var wireMarks: [Int] = []
+
+    /// The marks recorded since the last call (see `recordsWireMarks`).
+    mutating func takeWireMarks() -> [Int] {
+        defer { wireMarks.removeAll(keepingCapacity: true) }
+        return wireMarks
+    }
 
     init(limits: HTTPParserLimits, lineEndings: HTTPLineEndingPolicy) {
         self.limits = limits
@@ -131,6 +146,7 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
             throw error
         case .untilClose:
             events.append(.end)
+            if recordsWireMarks { wireMarks.append(streamOffset) }
         case .tunnel, .finished, .resync, .resyncSkippingLine:
             // Bytes skipped while looking for a start line are no message: nothing is truncated.
             break
@@ -223,7 +239,7 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
                 events.append(.body(Array(UnsafeBufferPointer(rebasing: buffer[i..<i + take]))))
                 i += take
                 if take == remaining {
-                    endMessage(into: &events)
+                    endMessage(into: &events, at: base + i)
                 } else {
                     state = .fixedBody(remaining: remaining - take)
                 }
@@ -278,6 +294,7 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
     /// Handles one complete line `line[range]`: the LF is excluded, a CR before it is still there.
     private mutating func line(_ line: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, limit: LineLimit,
                                into events: inout [Event]) throws(HTTPParseError) {
+        lineEnd = lineStart + range.count + 1
         if case .resync = state {
             resyncLine(line, range)
             return
@@ -300,6 +317,7 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
             // RFC 9112 §2.2: empty lines before a start line are ignored.
             if content.isEmpty { return }
             building = try Head.parseStartLine(line, content, at: lineStart)
+            headStart = lineStart
             sectionBytes = 0
             fields.removeAll(keepingCapacity: true)
             state = .headerLine
@@ -327,7 +345,7 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
                     events.append(.trailers(HTTPHeaders(Array(fields))))
                     fields.removeAll(keepingCapacity: true)
                 }
-                endMessage(into: &events)
+                endMessage(into: &events, at: lineEnd)
             } else {
                 try field(line, content)
             }
@@ -399,12 +417,14 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
         switch outcome {
         case .interim:
             events.append(.informational(head))
+            if recordsWireMarks { wireMarks.append(headStart) }
             state = .startLine
         case .final(let framing):
             events.append(.head(head))
+            if recordsWireMarks { wireMarks.append(headStart) }
             switch framing {
             case .none, .contentLength(0):
-                endMessage(into: &events)
+                endMessage(into: &events, at: lineEnd)
             case .contentLength(let length):
                 state = .fixedBody(remaining: length)
             case .chunked:
@@ -413,6 +433,7 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
                 state = .untilClose
             case .tunnel:
                 events.append(.end)
+                if recordsWireMarks { wireMarks.append(lineEnd) }
                 state = .tunnel
             }
         }
@@ -431,6 +452,7 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
         for start in Head.startLineCandidates(line, range.lowerBound..<end) {
             if let head = try? Head.parseStartLine(line, start..<end, at: lineStart + (start - range.lowerBound)) {
                 building = head
+                headStart = lineStart + (start - range.lowerBound)
                 sectionBytes = 0
                 fields.removeAll(keepingCapacity: true)
                 state = .headerLine
@@ -439,8 +461,10 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
         }
     }
 
-    private mutating func endMessage(into events: inout [Event]) {
+    /// `offset`: the stream offset just past the message's last byte.
+    private mutating func endMessage(into events: inout [Event], at offset: Int) {
         events.append(.end)
+        if recordsWireMarks { wireMarks.append(offset) }
         state = .startLine
     }
 }

@@ -11,6 +11,12 @@ public protocol HTTPMessageParsing: Sendable {
     /// Drops the message in progress and skips bytes until a line that parses as a start line
     /// (after a gap, or for a stream captured mid-connection); also recovers from a fault.
     mutating func resynchronize()
+    /// From now on, record the stream offsets `takeWireMarks` returns: one per `head` and
+    /// `informational` event (where its start line began) and one per `end` event (just past the
+    /// message), in event order. Used by `HTTPMessageReader(keepsWireBytes: true)`.
+    mutating func recordWireMarks()
+    /// The offsets recorded since the last call.
+    mutating func takeWireMarks() -> [Int]
 }
 
 extension HTTPMessageParsing {

@@ -15,6 +15,10 @@ public struct HTTPParsedMessage<Head: Sendable & Hashable>: Sendable, Hashable {
     public var trailers: HTTPHeaders
     /// False only for the message the stream ended in (see `HTTPMessageReader.partial`).
     public var isComplete: Bool
+    /// The message exactly as it arrived (interim heads, head, framed body, trailers), when read by
+    /// an `HTTPMessageReader(keepsWireBytes: true)`; nil otherwise, and for a message whose body
+    /// was cut at the reader's limit. `HTTPSerializer.appendAsReceived` writes it back.
+    public var wireBytes: [UInt8]?
 
     public init(head: Head, informational: [Head] = [], body: [UInt8] = [], bodyLength: Int? = nil,
                 bodyTruncated: Bool = false, trailers: HTTPHeaders = [], isComplete: Bool = true) {
@@ -52,16 +56,30 @@ public struct HTTPMessageReader<Parser: HTTPMessageParsing>: Sendable {
     public private(set) var tunnelByteCount = 0
     private var interim: [Parser.Head] = []
     private var events: [HTTPParserEvent<Parser.Head>] = []
+    /// With `keepsWireBytes`: the bytes of the message in progress.
+    private var recorder: HTTPWireRecorder?
+    private var marks: [Int] = []
 
-    public init(parser: Parser, bodyLimit: Int = 16 << 20) {
+    /// With `keepsWireBytes`, each complete message also carries its bytes exactly as they arrived
+    /// (`wireBytes`); the reader then holds at most the message in progress (up to `bodyLimit`
+    /// plus 1 MiB of heads and framing).
+    public init(parser: Parser, bodyLimit: Int = 16 << 20, keepsWireBytes: Bool = false) {
         self.parser = parser
         self.bodyLimit = max(0, bodyLimit)
+        if keepsWireBytes {
+            self.parser.recordWireMarks()
+            recorder = HTTPWireRecorder(limit: min(Int.max / 2, self.bodyLimit) + (1 << 20))
+        }
     }
+
+    /// Bytes held to give messages their `wireBytes` (0 without `keepsWireBytes`).
+    public var retainedWireByteCount: Int { recorder?.retainedByteCount ?? 0 }
 
     /// Parses `bytes` and appends every message they complete to `messages`. On error, the messages
     /// completed before the fault are already appended.
     public mutating func feed(_ bytes: some Collection<UInt8>, into messages: inout [Message]) throws(HTTPParseError) {
         events.removeAll(keepingCapacity: true)
+        recorder?.append(bytes)
         var failure: HTTPParseError?
         do { try parser.feed(bytes, into: &events) } catch { failure = error }
         gather(into: &messages)
@@ -90,6 +108,7 @@ public struct HTTPMessageReader<Parser: HTTPMessageParsing>: Sendable {
         markPartialIncomplete()
         defer { partial = nil; interim = [] }
         parser.resynchronize()
+        recorder?.resynchronized()
         return partial
     }
 
@@ -111,11 +130,22 @@ public struct HTTPMessageReader<Parser: HTTPMessageParsing>: Sendable {
     }
 
     private mutating func gather(into messages: inout [Message]) {
+        if recorder != nil { marks = parser.takeWireMarks() }
+        var nextMark = 0
+        /// The wire mark of the current head or end event (one per such event, in order).
+        func mark() -> Int? {
+            guard nextMark < marks.count else { return nil }
+            defer { nextMark += 1 }
+            return marks[nextMark]
+        }
+        defer { recorder?.trim() }
         for event in events {
             switch event {
             case .informational(let head):
+                if let at = recorder != nil ? mark() : nil, interim.isEmpty { recorder?.messageStarted(at: at) }
                 interim.append(head)
             case .head(let head):
+                if let at = recorder != nil ? mark() : nil, interim.isEmpty { recorder?.messageStarted(at: at) }
                 partial = Message(head: head, informational: interim)
                 interim = []
             case .body(let bytes):
@@ -133,9 +163,14 @@ public struct HTTPMessageReader<Parser: HTTPMessageParsing>: Sendable {
             case .trailers(let trailers):
                 partial?.trailers = trailers
             case .end:
-                if let m = partial { messages.append(m) }
+                let wire = recorder != nil ? mark().flatMap { recorder?.messageEnded(at: $0) } : nil
+                if var m = partial {
+                    if !m.bodyTruncated { m.wireBytes = wire }
+                    messages.append(m)
+                }
                 partial = nil
             case .tunnel(let bytes):
+                recorder?.tunnelStarted()
                 tunnelByteCount += bytes.count
             }
         }

@@ -48,4 +48,7 @@ public struct HTTPRequestParser: HTTPMessageParsing, Sendable {
     /// Stops parsing HTTP (e.g. after the server accepted an `Upgrade`): later bytes come as `tunnel`.
     /// Returns bytes already received but not yet parsed.
     public mutating func startTunnel() -> [UInt8] { machine.startTunnel() }
+
+    public mutating func recordWireMarks() { machine.recordsWireMarks = true }
+    public mutating func takeWireMarks() -> [Int] { machine.takeWireMarks() }
 }

@@ -44,4 +44,7 @@ public struct HTTPResponseParser: HTTPMessageParsing, Sendable {
     public var bytesConsumed: Int { machine.streamOffset }
     public var isInsideMessage: Bool { machine.isInsideMessage }
     public mutating func startTunnel() -> [UInt8] { machine.startTunnel() }
+
+    public mutating func recordWireMarks() { machine.recordsWireMarks = true }
+    public mutating func takeWireMarks() -> [Int] { machine.takeWireMarks() }
 }

@@ -9,6 +9,8 @@
 /// Bodies are re-framed: a chunked body is written as one chunk (when not empty) then the last chunk
 /// and trailers, so a chunked message round-trips exactly only when it had a single chunk without
 /// extensions (and uppercase or zero-padded sizes are written as lowercase minimal hex).
+/// For a message exactly as received, whatever its spacing and framing, read it with
+/// `HTTPMessageReader(keepsWireBytes: true)` and write it with `appendAsReceived`.
 public enum HTTPSerializer {
     /// Appends `METHOD target HTTP/x.y\r\n`, the fields and the empty line.
     public static func appendHead(_ head: HTTPRequestHead, to out: inout [UInt8]) {
@@ -56,6 +58,17 @@ public enum HTTPSerializer {
         for interim in message.informational { appendHead(interim, to: &out) }
         appendHead(message.head, to: &out)
         appendBody(message.body, trailers: message.trailers, headers: message.head.headers, to: &out)
+    }
+
+    /// Appends the message byte for byte as it arrived when it carries `wireBytes` (read by an
+    /// `HTTPMessageReader(keepsWireBytes: true)`: original spacing, chunk sizes, extensions and
+    /// trailers included); otherwise as `appendMessage` writes it.
+    public static func appendAsReceived(_ message: HTTPParsedRequest, to out: inout [UInt8]) {
+        if let wire = message.wireBytes { out.append(contentsOf: wire) } else { appendMessage(message, to: &out) }
+    }
+
+    public static func appendAsReceived(_ message: HTTPParsedResponse, to out: inout [UInt8]) {
+        if let wire = message.wireBytes { out.append(contentsOf: wire) } else { appendMessage(message, to: &out) }
     }
 
     static func appendBody(_ body: [UInt8], trailers: HTTPHeaders, headers: HTTPHeaders, to out: inout [UInt8]) {
