@@ -34,12 +34,8 @@ public enum HARReader {
     }
 
     public static func read(bytes: [UInt8]) throws(HARError) -> [Flow] {
-        let entries = try entryNodes(bytes)
         var flows: [Flow] = []
-        flows.reserveCapacity(entries.count)
-        for (k, e) in entries.enumerated() {
-            flows.append(try flow(e, id: k + 1))
-        }
+        try forEachEntry(bytes) { (k, e) throws(HARError) in flows.append(try flow(e, id: k + 1)) }
         return flows
     }
 
@@ -47,10 +43,9 @@ public enum HARReader {
     /// Flow ids stay the entry positions (1-based), so a skipped entry leaves a gap.
     /// Throws only when the document itself is unusable (invalid JSON, no `log.entries`).
     public static func readSkippingBadEntries(_ data: Data) throws(HARError) -> (flows: [Flow], skipped: [HARError]) {
-        let entries = try entryNodes([UInt8](data))
         var flows: [Flow] = []
         var skipped: [HARError] = []
-        for (k, e) in entries.enumerated() {
+        try forEachEntry([UInt8](data)) { (k, e) throws(HARError) in
             do throws(HARError) {
                 flows.append(try flow(e, id: k + 1))
             } catch {
@@ -60,7 +55,37 @@ public enum HARReader {
         return (flows, skipped)
     }
 
-    /// The nodes of `log.entries`.
+    /// Calls `body` with each entry of `log.entries` (its index and node), building one entry's
+    /// tree at a time: the document is first checked whole with a `JSONSkimmer` (the parser's
+    /// grammar, nothing built), so a HAR of N bytes needs about N bytes plus its flows, not a tree
+    /// several times its size. A document that is not valid JSON or has no usable `log.entries`
+    /// goes through `entryNodes`, which says what is wrong and where.
+    static func forEachEntry(_ bytes: [UInt8], _ body: (Int, HARNode) throws(HARError) -> Void) throws(HARError) {
+        let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let skimmer = JSONSkimmer(bytes, maxDepth: JSONParser.har.maxDepth)
+        func firstMember(_ key: String, of object: JSONSkimmer.Span) -> JSONSkimmer.Span? {
+            let wanted = Array(key.utf8)
+            return skimmer.members(of: object).first { skimmer.string($0.key) == wanted }?.value
+        }
+        guard let root = skimmer.validate(start..<bytes.count), root.kind == .object,
+              let log = firstMember("log", of: root), log.kind == .object,
+              let entries = firstMember("entries", of: log), entries.kind == .array else {
+            for (k, e) in try entryNodes(bytes).enumerated() { try body(k, e) }
+            return
+        }
+        for (k, item) in skimmer.items(of: entries).enumerated() {
+            let value: JSONValue
+            do {
+                value = try JSONParser.har.parse(bytes[item.start..<item.end])
+            } catch {
+                // Not expected after validation; said the same way as a document error.
+                throw HARError(path: "log.entries[\(k)]", byteOffset: item.start + error.offset, message: error.message)
+            }
+            try body(k, HARNode(value: value, path: "log.entries[\(k)]"))
+        }
+    }
+
+    /// The nodes of `log.entries`, from the whole document's tree (see `forEachEntry`).
     static func entryNodes(_ bytes: [UInt8]) throws(HARError) -> [HARNode] {
         let root: JSONValue
         do {
