@@ -175,6 +175,8 @@ public struct ForwardProxyMachine {
             }
             guard let part else { return }
             switch part {
+            case .informational:
+                continue  // requests have none
             case .head(let head):
                 startRequest(head, &actions)
             case .body(let chunk):
@@ -337,13 +339,23 @@ public struct ForwardProxyMachine {
             }
             guard let part else { return }
             switch part {
+            case .informational(let head):
+                // Interim responses are forwarded (RFC 9110 §15.2: a proxy MUST; e.g. 103 Early
+                // Hints), to HTTP/1.1 clients only (1.0 has none); but not 100 Continue: the proxy
+                // took the expectation on itself and already answered it.
+                let clientVersion = exchange?.requestHead.version ?? .http11
+                if head.status != 100, !responseHeadSent, clientVersion.major > 1 || clientVersion.minor >= 1 {
+                    var out = head
+                    HopByHopHeaders.strip(&out.headers)
+                    actions.append(.sendClient(out.serialized))
+                }
             case .head(let head):
                 if head.status == 101, let upgrade = upgradeRequested, requestDone {
                     switchProtocols(head, upgrade: upgrade, stream: &stream, &actions)
                     return
                 }
                 if head.status >= 100 && head.status < 200 {
-                    continue  // interim (we answered 100 Continue ourselves)
+                    continue  // a 101 nobody asked for: not a final response
                 }
                 startResponse(head, &actions)
             case .body(let chunk):

@@ -1,8 +1,10 @@
 import MouchardWire
 
-/// One step of a message as the proxy machine consumes it: the head, a body piece, the end.
-/// (Trailers are dropped: the proxy re-frames bodies; interim 1xx responses are skipped.)
+/// One step of a message as the proxy machine consumes it: an interim 1xx response head
+/// (responses only), the head, a body piece, the end. Trailers are dropped: the proxy re-frames
+/// bodies, which RFC 9112 §7.1.2 allows.
 public enum HTTPStreamPart<Head: Sendable & Hashable>: Sendable, Hashable {
+    case informational(Head)
     case head(Head)
     case body([UInt8])
     case end
@@ -101,7 +103,8 @@ struct HTTPResponseStream {
                 return .head(h)
             case .body(let b): return .body(b)
             case .end: return .end
-            case .informational, .trailers, .tunnel: continue
+            case .informational(let h): return .informational(h)
+            case .trailers, .tunnel: continue
             }
         }
         if let failure { throw failure }

@@ -197,6 +197,21 @@ import MouchardWire
         #expect(p.takeClient().hasPrefix("HTTP/1.1 201 Created\r\n"))
     }
 
+    @Test func interimResponsesOtherThanContinueReachTheClient() {
+        var p = Playbook()
+        p.client("GET http://a.test/page HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        _ = p.takeUpstream()
+        p.upstream("HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\nConnection: keep-alive\r\n\r\n"
+                   + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        let sent = p.takeClient()
+        #expect(sent.hasPrefix("HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\n"))
+        // An HTTP/1.0 client gets no interim response.
+        var old = Playbook()
+        old.client("GET http://a.test/page HTTP/1.0\r\nHost: a.test\r\n\r\n")
+        old.upstream("HTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        #expect(old.takeClient().hasPrefix("HTTP/1.1 200 OK\r\n"))
+    }
+
     @Test func headResponsesHaveNoBody() {
         var p = Playbook()
         p.client("HEAD http://a.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n")
