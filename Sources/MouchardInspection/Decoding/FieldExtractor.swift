@@ -618,18 +618,7 @@ struct FieldWalker {
         var i = bytes.startIndex
         var tried = 0
         while i < bytes.endIndex, tried < 64 {
-            guard ByteCodecs.isBase64Byte(bytes[i]) else { i += 1; continue }
-            let start = i
-            while i < bytes.endIndex, ByteCodecs.isBase64Byte(bytes[i]) { i += 1 }
-            var end = i
-            while end < bytes.endIndex, bytes[end] == 0x3D, end - i < 2 { end += 1 }
-            let run = bytes[start..<end]
-            i = end
-            guard run.count >= config.minBase64Length else { continue }
-            // Plain words, numbers and hex strings are not worth decoding.
-            if run.allSatisfy({ hexNibble($0) != nil || $0 == 0x2D }) { continue }
-            // Encoded data mixes upper and lower case or letters and digits; words and paths do not.
-            if !looksLikeBase64Run(run) { continue }
+            guard let run = nextBase64Candidate(bytes, from: &i) else { return }
             tried += 1
             guard let decoded = ByteCodecs.base64Decode(run), decoded.count >= 4 else { continue }
             var o = origin
@@ -642,6 +631,50 @@ struct FieldWalker {
                 _ = walkProtobuf(decoded[...], origin: o, topLevel: false, path: "pb", depth: depth + 1)
             }
         }
+    }
+
+    /// The next run of the base64/base64url alphabet from `i` (with up to two `=` of padding) worth
+    /// decoding: long enough, not plain hex, mixing cases or letters and digits. `i` moves past it.
+    func nextBase64Candidate(_ bytes: ArraySlice<UInt8>, from i: inout Int) -> ArraySlice<UInt8>? {
+        let minimum = config.minBase64Length
+        let base = bytes.startIndex
+        let found: Range<Int>? = bytes.withUnsafeBufferPointer { p in
+            var k = i - base
+            let n = p.count
+            while k < n {
+                guard isBase64Alphabet(p[k]) else { k += 1; continue }
+                let start = k
+                var upper = false, lower = false, digit = false, nonHex = false
+                while k < n {
+                    let b = p[k]
+                    if b >= 0x41 && b <= 0x5A {
+                        upper = true
+                        if b > 0x46 { nonHex = true }
+                    } else if b >= 0x61 && b <= 0x7A {
+                        lower = true
+                        if b > 0x66 { nonHex = true }
+                    } else if b >= 0x30 && b <= 0x39 {
+                        digit = true
+                    } else if b == 0x2B || b == 0x2F || b == 0x5F {
+                        nonHex = true
+                    } else if b != 0x2D {
+                        break
+                    }
+                    k += 1
+                }
+                let runEnd = k
+                while k < n, p[k] == 0x3D, k - runEnd < 2 { k += 1 }
+                // Same tests as `looksLikeBase64Run` and the plain-hex exclusion, in the one pass.
+                let padded = k > runEnd
+                if k - start >= minimum, nonHex || padded, padded || (upper && lower) || (upper && digit) {
+                    i = base + k
+                    return (base + start)..<(base + k)
+                }
+            }
+            i = base + n
+            return nil
+        }
+        return found.map { bytes[$0] }
     }
 
     /// Decimal numbers written inside one string (`47.08,2.39`, `geo:47.08;2.39`, `[2.39, 47.08]`).
@@ -725,6 +758,13 @@ func forEachPart(of bytes: ArraySlice<UInt8>, separatedBy separator: UInt8, _ bo
         if end > start, !body(bytes[start..<end]) { return }
         start = end + 1
     }
+}
+
+/// A byte of the base64 or base64url alphabet (padding excluded).
+@inline(__always)
+func isBase64Alphabet(_ b: UInt8) -> Bool {
+    let lower = b | 0x20
+    return (lower >= 0x61 && lower <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2B || b == 0x2F || b == 0x2D || b == 0x5F
 }
 
 /// Removes ASCII whitespace around a byte slice.
@@ -813,17 +853,6 @@ func asciiContains(_ haystack: String, _ n: UnsafeBufferPointer<UInt8>) -> Bool 
         }
         return false
     }
-}
-
-/// Cheap test before decoding a run of base64 characters: real encodings of 9+ bytes almost always
-/// mix upper case, lower case and digits (or end in padding); words, paths and numbers do not.
-func looksLikeBase64Run(_ run: ArraySlice<UInt8>) -> Bool {
-    var upper = false, lower = false, digit = false
-    for b in run {
-        if b >= 0x41 && b <= 0x5A { upper = true } else if b >= 0x61 && b <= 0x7A { lower = true } else if b >= 0x30 && b <= 0x39 { digit = true }
-    }
-    if run.last == 0x3D { return true }
-    return (upper && lower) || (upper && digit) || (lower && digit && upper)
 }
 
 /// Degrees written as integers scaled by 10^5, 10^6 or 10^7, named so (`latE7`, `lng_e6`).
