@@ -141,10 +141,13 @@ enum ByteCodecs {
         guard !bytes.isEmpty else { return false }
         var bad = 0
         var ascii = true
-        for b in bytes {
-            if b >= 0x80 { ascii = false; continue }
-            if b < 0x20, b != 0x09, b != 0x0A, b != 0x0D { bad += 1 }
-            if b == 0x7F { bad += 1 }
+        bytes.withUnsafeBufferPointer { p in
+            for b in p {
+                // Printable ASCII (most bytes) costs one comparison.
+                if b >= 0x20 && b < 0x7F { continue }
+                if b >= 0x80 { ascii = false; continue }
+                if b != 0x09, b != 0x0A, b != 0x0D { bad += 1 }
+            }
         }
         if bad * 10 > bytes.count { return false }
         if !ascii, String(validating: bytes, as: UTF8.self) == nil { return false }

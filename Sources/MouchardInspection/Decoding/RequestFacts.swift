@@ -24,23 +24,39 @@ struct RequestFacts {
             break
         }
         if authority.isEmpty { authority = r.fallbackAuthority ?? "" }
-        let a = Array(authority.utf8)
-        // host[:port] or [v6]:port
-        var hostBytes = a[...]
-        var port: ArraySlice<UInt8> = []
-        if a.first == UInt8(ascii: "["), let close = a.firstIndex(of: UInt8(ascii: "]")) {
-            hostBytes = a[1..<close]
-            if close + 1 < a.count, a[close + 1] == UInt8(ascii: ":") { port = a[(close + 2)...] }
-        } else if let colon = a.firstIndex(of: UInt8(ascii: ":")), a.lastIndex(of: UInt8(ascii: ":")) == colon {
-            hostBytes = a[..<colon]
-            port = a[(colon + 1)...]
+        let scheme = r.scheme
+        return authority.withUTF8 { a -> (host: String, url: String) in
+            // host[:port] or [v6]:port
+            var hostRange = 0..<a.count
+            var portRange = a.count..<a.count
+            if a.first == UInt8(ascii: "["), let close = a.firstIndex(of: UInt8(ascii: "]")) {
+                hostRange = 1..<close
+                if close + 1 < a.count, a[close + 1] == UInt8(ascii: ":") { portRange = (close + 2)..<a.count }
+            } else if let colon = a.firstIndex(of: UInt8(ascii: ":")), a.lastIndex(of: UInt8(ascii: ":")) == colon {
+                hostRange = 0..<colon
+                portRange = (colon + 1)..<a.count
+            }
+            let hostBytes = UnsafeBufferPointer(rebasing: a[hostRange])
+            let host = hostBytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A })
+                ? String(decoding: hostBytes.map { foldASCII($0) }, as: UTF8.self)
+                : String(decoding: hostBytes, as: UTF8.self)
+            let port = UnsafeBufferPointer(rebasing: a[portRange])
+            let defaultPort = (scheme == "http" && port.elementsEqual("80".utf8)) || (scheme == "https" && port.elementsEqual("443".utf8))
+            let bracketed = hostBytes.contains(UInt8(ascii: ":"))
+            var url = ""
+            url.reserveCapacity(scheme.utf8.count + 5 + hostBytes.count + port.count + target.utf8.count)
+            url += scheme
+            url += "://"
+            if bracketed { url += "[" }
+            url += host
+            if bracketed { url += "]" }
+            if !port.isEmpty, !defaultPort {
+                url += ":"
+                url += String(decoding: port, as: UTF8.self)
+            }
+            url += target
+            return (host, url)
         }
-        let lowered = hostBytes.map { foldASCII($0) }
-        let host = String(decoding: lowered, as: UTF8.self)
-        let defaultPort = (r.scheme == "http" && port.elementsEqual("80".utf8)) || (r.scheme == "https" && port.elementsEqual("443".utf8))
-        let shownHost = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
-        let shownPort = port.isEmpty || defaultPort ? "" : ":" + String(decoding: port, as: UTF8.self)
-        return (host, r.scheme + "://" + shownHost + shownPort + target)
     }
 }
 
