@@ -26,22 +26,46 @@ public struct KnownValueMatcher: Sendable {
         var targetIndex: Int? = nil
     }
 
-    public let matcher: MultiPatternMatcher
-    public let targets: [Target]
+    /// The reference-typed tables, in one box: an inspector copies its matcher on every request, and
+    /// one reference is one retain (seven arrays and dictionaries were seven, through a generic witness).
+    private final class Tables: Sendable {
+        let matcher: MultiPatternMatcher
+        let targets: [Target]
+        let phoneDigits: [String: [Target]]
+        let nameParts: [String: [(name: Int, part: Int)]]
+        let splitNames: [(target: Target, parts: Int)]
+        let namePartLengths: Set<Int>
+        let namePartHashes: [UInt64]
+        init(matcher: MultiPatternMatcher, targets: [Target], phoneDigits: [String: [Target]],
+             nameParts: [String: [(name: Int, part: Int)]], splitNames: [(target: Target, parts: Int)],
+             namePartLengths: Set<Int>, namePartHashes: [UInt64]) {
+            self.matcher = matcher
+            self.targets = targets
+            self.phoneDigits = phoneDigits
+            self.nameParts = nameParts
+            self.splitNames = splitNames
+            self.namePartLengths = namePartLengths
+            self.namePartHashes = namePartHashes
+        }
+    }
+    private let tables: Tables
+
+    public var matcher: MultiPatternMatcher { tables.matcher }
+    public var targets: [Target] { tables.targets }
     /// Digit-only phone forms → targets (for numbers written with separators).
-    public let phoneDigits: [String: [Target]]
+    public var phoneDigits: [String: [Target]] { tables.phoneDigits }
     public let location: Coordinate?
     /// Names split over fields (`first_name` + `last_name`): each part (folded, lower case) → (name, part index).
-    let nameParts: [String: [(name: Int, part: Int)]]
+    var nameParts: [String: [(name: Int, part: Int)]] { tables.nameParts }
     /// The split names: their target and how many parts each has.
-    let splitNames: [(target: Target, parts: Int)]
+    var splitNames: [(target: Target, parts: Int)] { tables.splitNames }
     /// Byte lengths of the parts as they may be written (prefilter).
-    let namePartLengths: Set<Int>
+    var namePartLengths: Set<Int> { tables.namePartLengths }
     /// `namePartLengths` as a bit set (bit n: length n, for n < 64): tested per word and per field.
     let namePartLengthBits: UInt64
     /// FNV-1a hashes of the folded name parts: words are looked up without building a string
     /// (a profile has a handful of name parts: a linear search beats hashing the hash).
-    let namePartHashes: [UInt64]
+    var namePartHashes: [UInt64] { tables.namePartHashes }
     /// Minimum decimals each coordinate must carry, and the radius in metres.
     public var minimumDecimals = 2
     public var radius = 3000.0
@@ -78,14 +102,10 @@ public struct KnownValueMatcher: Sendable {
                 lengths.insert(key.utf8.count)
             }
         }
-        self.nameParts = parts
-        self.splitNames = split
-        self.namePartLengths = lengths
         self.namePartLengthBits = lengths.reduce(0) { $1 < 64 ? $0 | (1 << UInt64($1)) : $0 }
-        self.namePartHashes = parts.keys.map { fnv1a($0.utf8) }
-        self.matcher = MultiPatternMatcher(patterns: b.patterns)
-        self.targets = b.targets
-        self.phoneDigits = b.phoneDigits
+        self.tables = Tables(matcher: MultiPatternMatcher(patterns: b.patterns), targets: b.targets, phoneDigits: b.phoneDigits,
+                             nameParts: parts, splitNames: split, namePartLengths: lengths,
+                             namePartHashes: parts.keys.map { fnv1a($0.utf8) })
         self.location = profile.location
     }
 
@@ -96,15 +116,25 @@ public struct KnownValueMatcher: Sendable {
 
     public func hits(in bytes: ArraySlice<UInt8>) -> [Hit] {
         var out: [Hit] = []
+        forEachHit(in: bytes) { index, target, matched in
+            out.append(Hit(target: target, matched: matched, targetIndex: index))
+        }
+        return out
+    }
+
+    /// Every known value in `bytes`, in the order of `hits(in:)`, without a `Hit` array: the target's
+    /// index in `targets` (nil for phone numbers found by their digits), the target and the matched text.
+    func forEachHit(in bytes: ArraySlice<UInt8>, _ body: (_ index: Int?, _ target: Target, _ matched: String) -> Void) {
+        let targets = tables.targets
         bytes.withUnsafeBufferPointer { buf in
-            matcher.forEachMatch(in: buf) { m in
-                let t = targets[m.pattern]
-                out.append(Hit(target: t, matched: String(decoding: UnsafeBufferPointer(rebasing: buf[m.start..<m.end]), as: UTF8.self),
-                               targetIndex: m.pattern))
+            tables.matcher.forEachMatch(in: buf) { m in
+                body(m.pattern, targets[m.pattern], String(decoding: UnsafeBufferPointer(rebasing: buf[m.start..<m.end]), as: UTF8.self))
             }
         }
-        if !phoneDigits.isEmpty { phoneHits(bytes, into: &out) }
-        return out
+        guard !tables.phoneDigits.isEmpty else { return }
+        var phone: [Hit] = []
+        phoneHits(bytes, into: &phone)
+        for h in phone { body(h.targetIndex, h.target, h.matched) }
     }
 
     /// Runs of digits with phone separators (`+33 (0)6 12-34.56 78`), normalized to digits.

@@ -4,11 +4,9 @@ import MouchardFlow
 /// authorization in a cleartext (`http`) request.
 struct CredentialDetector {
     let passwordKeys: [String]
-    /// The keys as bytes, for the ASCII key test.
-    private let passwordKeyBytes: [[UInt8]]
+    /// Built per request: keeps the keys only (nothing allocated per request).
     init(rules: RuleSet) {
         self.passwordKeys = rules.passwordKeys
-        self.passwordKeyBytes = rules.passwordKeys.map { Array($0.utf8) }
     }
 
     func detect(_ request: HTTPRequest, _ extracted: FieldExtractor.Result, transport: FlowTransport, into out: inout DetectionSet) {
@@ -19,7 +17,7 @@ struct CredentialDetector {
                               encoding: "base64", evidence: String(decoding: decoded, as: UTF8.self), rule: "credentials.basic-auth",
                               confidence: 1.0, severity: "high", what: "HTTP Basic credentials"))
         }
-        for field in extracted.fields where !field.isNumber && (field.origin.decodings.isEmpty || field.origin.decodings == ["url"]) {
+        for field in extracted.fields where !field.isNumber && (field.origin.decodings.isEmpty || (field.origin.decodings.count == 1 && field.origin.decodings[0] == "url")) {
             // Cheap prefilter before tokenizing the key.
             guard mayBePasswordKey(field.origin.key) else { continue }
             let tokens = keyTokens(field.origin.key)
@@ -37,19 +35,25 @@ struct CredentialDetector {
         var k = key
         let folded: Bool? = k.withUTF8 { hay in
             guard !hay.contains(where: { $0 >= 0x80 }) else { return nil }
-            return passwordKeyBytes.contains { n in
-                guard !n.isEmpty else { return true }
-                guard hay.count >= n.count else { return false }
-                for i in 0...(hay.count - n.count) {
-                    var ok = true
-                    for j in 0..<n.count where foldASCII(hay[i + j]) != n[j] { ok = false; break }
-                    if ok { return true }
-                }
-                return false
+            return passwordKeys.contains { passwordKey in
+                var passwordKey = passwordKey
+                return passwordKey.withUTF8 { n in asciiFoldedContains(hay, n) }
             }
         }
         if let folded { return folded }
         let lowerKey = key.lowercased()
         return passwordKeys.contains(where: { asciiContains(lowerKey, $0) })
+    }
+
+    /// `n` occurs in `hay` once `hay` is folded to ASCII lower case.
+    private func asciiFoldedContains(_ hay: UnsafeBufferPointer<UInt8>, _ n: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !n.isEmpty else { return true }
+        guard hay.count >= n.count else { return false }
+        for i in 0...(hay.count - n.count) {
+            var ok = true
+            for j in 0..<n.count where foldASCII(hay[i + j]) != n[j] { ok = false; break }
+            if ok { return true }
+        }
+        return false
     }
 }
