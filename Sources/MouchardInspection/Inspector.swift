@@ -29,7 +29,7 @@ public struct Inspector: Sendable {
         self.profile = profile
         let knownValues = profile.map { KnownValueMatcher(profile: $0) }
         self.knownValues = knownValues
-        self.targetWords = (knownValues?.targets ?? []).map(TargetWords.init)
+        self.targetWords = knownValues.map { kv in zip(kv.targets, kv.variantTexts).map { TargetWords($0, variantText: $1) } } ?? []
         self.attribution = attribution
         self.extractor = extractor
     }
@@ -72,16 +72,22 @@ public struct Inspector: Sendable {
         // The part of every sentence that is the same for the whole flow.
         let sentTo = FindingSentence.sentTo(host: host, company: info.company)
         let transport = flow.transport.rawValue
-        return detections.map { d in
-            let place = d.whereOverride
-            let where_ = place?.location ?? d.origin.location
-            let inner = place != nil ? place?.inner : d.origin.inner
-            let encoding = d.encoding
-            return Finding(category: d.category, type: d.type, request: req, destination: destination,
-                           where: where_, encoding: encoding, evidence: maskEvidence(d.evidence), rule: d.rule,
-                           transport: transport, flow: flow.id, confidence: d.confidence, severity: d.severity,
-                           description: FindingSentence.make(what: d.what, sentTo: sentTo, where: where_, inner: inner, encoding: encoding),
-                           time: time, inner: inner)
+        // Each finding is made in its place in the array (no copy per finding).
+        return [Finding](unsafeUninitializedCapacity: detections.count) { buffer, count in
+            guard let base = buffer.baseAddress else { return }
+            for d in detections where count < buffer.count {
+                let place = d.whereOverride
+                let where_ = place?.location ?? d.origin.location
+                let inner = place != nil ? place?.inner : d.origin.inner
+                let encoding = d.encoding
+                (base + count).initialize(to: Finding(
+                    category: d.category, type: d.type, request: req, destination: destination,
+                    where: where_, encoding: encoding, evidence: d.knownMaskedEvidence ?? maskEvidence(d.evidence), rule: d.rule,
+                    transport: transport, flow: flow.id, confidence: d.confidence, severity: d.severity,
+                    description: FindingSentence.make(what: d.what, sentTo: sentTo, where: where_, inner: inner, encoding: encoding),
+                    time: time, inner: inner))
+                count += 1
+            }
         }
     }
 
@@ -113,11 +119,13 @@ public struct Inspector: Sendable {
     func profileDetections(_ kv: KnownValueMatcher, _ extracted: FieldExtractor.Result, into out: inout DetectionSet) {
         let fields = extracted.fields
         for i in fields.indices {
-            kv.forEachHit(in: fields[i].bytes) { index, t, matched in
-                let words = index.map { targetWords[$0] } ?? TargetWords(t)
-                out.add(Detection(category: words.category, type: words.type, origin: fields[i].origin,
-                                  encoding: fields[i].origin.encodingChain(first: words.transform), evidence: matched,
-                                  rule: words.rule, confidence: words.confidence, severity: words.severity, what: words.what))
+            kv.forEachHit(in: fields[i].bytes) { index, phoneTarget, matched, isVariantText in
+                guard let words = index.map({ targetWords[$0] }) ?? phoneTarget.map({ TargetWords($0) }) else { return }
+                let origin = fields[i].origin
+                let encoding = origin.encodingChain(first: words.transform)
+                out.add(Detection(category: words.category, type: words.type, origin: origin, encoding: encoding, evidence: matched,
+                                  rule: words.rule, confidence: words.confidence, severity: words.severity, what: words.what,
+                                  maskedEvidence: isVariantText ? words.maskedVariant : nil))
             }
         }
         for (t, origin, text) in kv.splitNameHits(extracted.fields) {
@@ -136,20 +144,23 @@ public struct Inspector: Sendable {
 }
 
 /// What the detections of one profile target say (rule, words, severity, confidence), built once
-/// per target when the inspector is made.
-private struct TargetWords {
-    var category: String
-    var type: String
+/// per target when the inspector is made (a class: one retain per hit).
+private final class TargetWords: Sendable {
+    let category: String
+    let type: String
     /// The target's transform, first in the encoding chain (`md5`, `base64`, `plain`...).
-    var transform: String
-    var rule: String
-    var what: String
-    var severity: String
+    let transform: String
+    let rule: String
+    let what: String
+    let severity: String
     /// A variant matched inside an encoded blob (base64 fragment) explains less than the same value
     /// found after decoding the blob: 0.95 lets the decoded hit win the dedupe.
-    var confidence: Double
+    let confidence: Double
+    /// `maskEvidence` of the variant's text, for hits that match it byte for byte.
+    let maskedVariant: String?
 
-    init(_ t: KnownValueMatcher.Target) {
+    init(_ t: KnownValueMatcher.Target, variantText: String? = nil) {
+        maskedVariant = variantText.map(maskEvidence)
         category = t.category
         type = t.type
         transform = t.transform
@@ -171,7 +182,12 @@ public struct Detection: Sendable, Hashable {
     public var origin: FieldOrigin { get { box.origin } set { unique().origin = newValue } }
     public var encoding: String { get { box.encoding } set { unique().encoding = newValue } }
     /// The matched text (unmasked: masked when it becomes a finding).
-    public var evidence: String { get { box.evidence } set { unique().evidence = newValue } }
+    public var evidence: String {
+        get { box.evidence }
+        set { let box = unique(); box.evidence = newValue; box.maskedEvidence = nil }
+    }
+    /// `maskEvidence(evidence)` when the detector already had it (a variant's own text), else nil.
+    var knownMaskedEvidence: String? { box.maskedEvidence }
     public var rule: String { get { box.rule } set { unique().rule = newValue } }
     public var confidence: Double { get { box.confidence } set { unique().confidence = newValue } }
     public var severity: String { get { box.severity } set { unique().severity = newValue } }
@@ -194,6 +210,14 @@ public struct Detection: Sendable, Hashable {
                   confidence: confidence, severity: severity, what: what, whereOverride: whereOverride, coordinate: nil)
     }
 
+    /// A detection whose masked evidence is known already (`maskEvidence(evidence)`, shared).
+    init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
+         confidence: Double, severity: String, what: String, maskedEvidence: String?) {
+        self.init(category: category, type: type, origin: origin, encoding: encoding, evidence: evidence, rule: rule,
+                  confidence: confidence, severity: severity, what: what)
+        box.maskedEvidence = maskedEvidence
+    }
+
     /// The fields. Never changed while shared (`unique()` copies first), hence `@unchecked Sendable`.
     private final class Box: @unchecked Sendable {
         var category: String
@@ -207,6 +231,8 @@ public struct Detection: Sendable, Hashable {
         var what: String
         var whereOverride: Place?
         var coordinate: Coordinate?
+        /// `maskEvidence(evidence)` when known in advance (not part of equality: it follows from `evidence`).
+        var maskedEvidence: String?
 
         init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
              confidence: Double, severity: String, what: String, whereOverride: Place?, coordinate: Coordinate?) {
@@ -224,8 +250,10 @@ public struct Detection: Sendable, Hashable {
         }
 
         func copy() -> Box {
-            Box(category: category, type: type, origin: origin, encoding: encoding, evidence: evidence, rule: rule,
-                confidence: confidence, severity: severity, what: what, whereOverride: whereOverride, coordinate: coordinate)
+            let box = Box(category: category, type: type, origin: origin, encoding: encoding, evidence: evidence, rule: rule,
+                          confidence: confidence, severity: severity, what: what, whereOverride: whereOverride, coordinate: coordinate)
+            box.maskedEvidence = maskedEvidence
+            return box
         }
     }
     private var box: Box

@@ -31,6 +31,8 @@ public struct KnownValueMatcher: Sendable {
     private final class Tables: Sendable {
         let matcher: MultiPatternMatcher
         let targets: [Target]
+        /// Each variant as text (same index as `targets`): the evidence of a hit that matched it byte for byte.
+        let variantTexts: [String]
         let phoneDigits: [String: [Target]]
         let nameParts: [String: [(name: Int, part: Int)]]
         let splitNames: [(target: Target, parts: Int)]
@@ -41,6 +43,7 @@ public struct KnownValueMatcher: Sendable {
              namePartLengths: Set<Int>, namePartHashes: [UInt64]) {
             self.matcher = matcher
             self.targets = targets
+            self.variantTexts = matcher.patterns.map { String(decoding: $0.bytes, as: UTF8.self) }
             self.phoneDigits = phoneDigits
             self.nameParts = nameParts
             self.splitNames = splitNames
@@ -52,6 +55,8 @@ public struct KnownValueMatcher: Sendable {
 
     public var matcher: MultiPatternMatcher { tables.matcher }
     public var targets: [Target] { tables.targets }
+    /// Each variant as text (same index as `targets`).
+    var variantTexts: [String] { tables.variantTexts }
     /// Digit-only phone forms → targets (for numbers written with separators).
     public var phoneDigits: [String: [Target]] { tables.phoneDigits }
     public let location: Coordinate?
@@ -116,25 +121,37 @@ public struct KnownValueMatcher: Sendable {
 
     public func hits(in bytes: ArraySlice<UInt8>) -> [Hit] {
         var out: [Hit] = []
-        forEachHit(in: bytes) { index, target, matched in
-            out.append(Hit(target: target, matched: matched, targetIndex: index))
+        forEachHit(in: bytes) { index, phoneTarget, matched, _ in
+            if let index {
+                out.append(Hit(target: targets[index], matched: matched, targetIndex: index))
+            } else if let phoneTarget {
+                out.append(Hit(target: phoneTarget, matched: matched))
+            }
         }
         return out
     }
 
-    /// Every known value in `bytes`, in the order of `hits(in:)`, without a `Hit` array: the target's
-    /// index in `targets` (nil for phone numbers found by their digits), the target and the matched text.
-    func forEachHit(in bytes: ArraySlice<UInt8>, _ body: (_ index: Int?, _ target: Target, _ matched: String) -> Void) {
-        let targets = tables.targets
+    /// Every known value in `bytes`, in the order of `hits(in:)`, without a `Hit` array: the
+    /// target's index in `targets` or, for a phone number found by its digits, the target itself;
+    /// the matched text, and whether it is the variant's own text (`variantTexts[index]`, shared,
+    /// not built per hit: most hits match their variant byte for byte).
+    func forEachHit(in bytes: ArraySlice<UInt8>,
+                    _ body: (_ index: Int?, _ phoneTarget: Target?, _ matched: String, _ isVariantText: Bool) -> Void) {
+        let tables = tables
         bytes.withUnsafeBufferPointer { buf in
             tables.matcher.forEachMatch(in: buf) { m in
-                body(m.pattern, targets[m.pattern], String(decoding: UnsafeBufferPointer(rebasing: buf[m.start..<m.end]), as: UTF8.self))
+                let hit = UnsafeBufferPointer(rebasing: buf[m.start..<m.end])
+                if tables.matcher.patterns[m.pattern].bytes.withUnsafeBufferPointer({ sameBytes($0, hit) }) {
+                    body(m.pattern, nil, tables.variantTexts[m.pattern], true)
+                } else {
+                    body(m.pattern, nil, String(decoding: hit, as: UTF8.self), false)
+                }
             }
         }
         guard !tables.phoneDigits.isEmpty else { return }
         var phone: [Hit] = []
         phoneHits(bytes, into: &phone)
-        for h in phone { body(h.targetIndex, h.target, h.matched) }
+        for h in phone { body(h.targetIndex, h.targetIndex == nil ? h.target : nil, h.matched, false) }
     }
 
     /// Runs of digits with phone separators (`+33 (0)6 12-34.56 78`), normalized to digits.
@@ -219,11 +236,13 @@ public struct KnownValueMatcher: Sendable {
     public func splitNameHits(_ fields: [ExtractedField]) -> [(Target, FieldOrigin, String)] {
         guard !splitNames.isEmpty else { return [] }
         var seen: [Int: [Int: FieldOrigin]] = [:]
-        for f in fields where !f.isNumber && hasNamePartLength(f.bytes.count) {
-            guard !f.bytes.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) else { continue }
-            let key = f.bytes.withUnsafeBufferPointer { Self.foldASCIIName($0) } ?? Self.foldName(String(decoding: f.bytes, as: UTF8.self))
+        // By index: the few fields of a name part's length are read, the others not even copied.
+        for i in fields.indices where !fields[i].isNumber && hasNamePartLength(fields[i].bytes.count) {
+            let bytes = fields[i].bytes
+            guard !bytes.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) else { continue }
+            let key = bytes.withUnsafeBufferPointer { Self.foldASCIIName($0) } ?? Self.foldName(String(decoding: bytes, as: UTF8.self))
             for (name, part) in nameParts[key] ?? [] where seen[name]?[part] == nil {
-                seen[name, default: [:]][part] = f.origin
+                seen[name, default: [:]][part] = fields[i].origin
             }
         }
         var out: [(Target, FieldOrigin, String)] = []
@@ -360,6 +379,14 @@ private struct VariantBuilder {
         addForms(Array(Set(forms)).sorted(), digestForms: Array(Set(["+" + e164, e164, national, "00" + e164])).sorted(),
                  category: category, type: type, value: raw)
     }
+}
+
+/// The same bytes in both buffers.
+@inline(__always)
+private func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    for i in 0..<a.count where a[i] != b[i] { return false }
+    return true
 }
 
 /// FNV-1a over bytes (name-part lookups by hash).

@@ -35,25 +35,51 @@ struct CredentialDetector {
         var k = key
         let folded: Bool? = k.withUTF8 { hay in
             guard !hay.contains(where: { $0 >= 0x80 }) else { return nil }
-            return passwordKeys.contains { passwordKey in
-                var passwordKey = passwordKey
-                return passwordKey.withUTF8 { n in asciiFoldedContains(hay, n) }
+            // Only where a key's first byte stands (the keys are few and mostly share it).
+            var firstBytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+            for passwordKey in passwordKeys {
+                guard let b = passwordKey.utf8.first else { return true }
+                setBit(&firstBytes, b)
             }
+            for i in hay.indices where hasBit(firstBytes, foldASCII(hay[i])) {
+                if passwordKeys.contains(where: { asciiFoldedStarts(hay, at: i, with: $0.utf8) }) { return true }
+            }
+            return false
         }
         if let folded { return folded }
         let lowerKey = key.lowercased()
         return passwordKeys.contains(where: { asciiContains(lowerKey, $0) })
     }
 
-    /// `n` occurs in `hay` once `hay` is folded to ASCII lower case.
-    private func asciiFoldedContains(_ hay: UnsafeBufferPointer<UInt8>, _ n: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard !n.isEmpty else { return true }
-        guard hay.count >= n.count else { return false }
-        for i in 0...(hay.count - n.count) {
-            var ok = true
-            for j in 0..<n.count where foldASCII(hay[i + j]) != n[j] { ok = false; break }
-            if ok { return true }
+    /// `hay` from `at` on, folded to ASCII lower case, starts with `n`.
+    private func asciiFoldedStarts(_ hay: UnsafeBufferPointer<UInt8>, at start: Int, with n: String.UTF8View) -> Bool {
+        guard hay.count - start >= n.count else { return false }
+        var j = start
+        for b in n {
+            if foldASCII(hay[j]) != b { return false }
+            j += 1
         }
-        return false
+        return true
+    }
+}
+
+/// A 256-bit set of bytes.
+private func setBit(_ set: inout (UInt64, UInt64, UInt64, UInt64), _ b: UInt8) {
+    let bit = UInt64(1) << UInt64(b & 63)
+    switch b >> 6 {
+    case 0: set.0 |= bit
+    case 1: set.1 |= bit
+    case 2: set.2 |= bit
+    default: set.3 |= bit
+    }
+}
+
+private func hasBit(_ set: (UInt64, UInt64, UInt64, UInt64), _ b: UInt8) -> Bool {
+    let bit = UInt64(1) << UInt64(b & 63)
+    switch b >> 6 {
+    case 0: return set.0 & bit != 0
+    case 1: return set.1 & bit != 0
+    case 2: return set.2 & bit != 0
+    default: return set.3 & bit != 0
     }
 }
