@@ -20,6 +20,8 @@ public struct Inspector: Sendable {
     /// Per profile target (same index as `knownValues.targets`): what its detections say, built
     /// once instead of per hit.
     private let targetWords: [TargetWords]
+    /// The same for the targets of phone numbers found by their digits (hits without an index).
+    private let phoneTargetWords: [KnownValueMatcher.Target: TargetWords]
 
     /// `profile` switches on known-value matching (exact device values in any encoding); without it
     /// the pattern rules (shapes, validators, key hints) are used.
@@ -30,6 +32,11 @@ public struct Inspector: Sendable {
         let knownValues = profile.map { KnownValueMatcher(profile: $0) }
         self.knownValues = knownValues
         self.targetWords = knownValues.map { kv in zip(kv.targets, kv.variantTexts).map { TargetWords($0, variantText: $1) } } ?? []
+        var phoneTargetWords: [KnownValueMatcher.Target: TargetWords] = [:]
+        for targets in knownValues?.phoneDigits.values.map(\.self) ?? [] {
+            for t in targets where phoneTargetWords[t] == nil { phoneTargetWords[t] = TargetWords(t) }
+        }
+        self.phoneTargetWords = phoneTargetWords
         self.attribution = attribution
         self.extractor = extractor
     }
@@ -120,9 +127,9 @@ public struct Inspector: Sendable {
         let fields = extracted.fields
         for i in fields.indices {
             kv.forEachHit(in: fields[i].bytes) { index, phoneTarget, matched, isVariantText in
-                guard let words = index.map({ targetWords[$0] }) ?? phoneTarget.map({ TargetWords($0) }) else { return }
+                guard let words = index.map({ targetWords[$0] }) ?? phoneTarget.map({ phoneTargetWords[$0] ?? TargetWords($0) }) else { return }
                 let origin = fields[i].origin
-                let encoding = origin.encodingChain(first: words.transform)
+                let encoding = origin.encodingChain(first: words.chainFirst)
                 out.add(Detection(category: words.category, type: words.type, origin: origin, encoding: encoding, evidence: matched,
                                   rule: words.rule, confidence: words.confidence, severity: words.severity, what: words.what,
                                   maskedEvidence: isVariantText ? words.maskedVariant : nil))
@@ -148,8 +155,8 @@ public struct Inspector: Sendable {
 private final class TargetWords: Sendable {
     let category: String
     let type: String
-    /// The target's transform, first in the encoding chain (`md5`, `base64`, `plain`...).
-    let transform: String
+    /// The target's transform, first in the encoding chain (`md5`, `base64`...), nil for `plain`.
+    let chainFirst: String?
     let rule: String
     let what: String
     let severity: String
@@ -163,7 +170,7 @@ private final class TargetWords: Sendable {
         maskedVariant = variantText.map(maskEvidence)
         category = t.category
         type = t.type
-        transform = t.transform
+        chainFirst = t.transform == "plain" ? nil : t.transform
         rule = "profile.\(t.type)"
         what = describe(category: t.category, type: t.type)
         severity = MouchardInspection.severity(of: t.category)
@@ -294,15 +301,14 @@ public struct Detection: Sendable, Hashable {
         if group.fromOneString {
             place = Place(location: group.prefix, inner: group.inner)
         } else if let inner = group.inner {
-            place = Place(location: group.prefix, inner: inner + "\(a.key),\(b.key)")
+            place = Place(location: group.prefix, inner: inner + a.key + "," + b.key)
         } else {
-            place = Place(location: group.prefix + "\(a.key),\(b.key)", inner: nil)
+            place = Place(location: group.prefix + a.key + "," + b.key, inner: nil)
         }
-        var d = Detection(category: "location", type: "coordinates",
-                         origin: FieldOrigin(location: place.location, inner: place.inner, decodings: group.decodings, key: a.key),
-                         encoding: FieldOrigin(location: "", decodings: group.decodings).encodingChain(),
-                         evidence: "\(a.value),\(b.value)", rule: rule, confidence: confidence, severity: "high",
-                         what: "The device's location", whereOverride: place)
+        let origin = FieldOrigin(location: place.location, inner: place.inner, decodings: group.decodings, key: a.key)
+        var d = Detection(category: "location", type: "coordinates", origin: origin, encoding: origin.encodingChain(),
+                          evidence: a.value.description + "," + b.value.description, rule: rule, confidence: confidence,
+                          severity: "high", what: "The device's location", whereOverride: place)
         d.coordinate = Coordinate(latitude: a.value, longitude: b.value)
         return d
     }
