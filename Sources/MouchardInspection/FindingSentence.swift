@@ -55,13 +55,20 @@ enum FindingSentence {
 
     /// Copies the UTF-8 of `text` to `to` (at most `room` bytes); the number of bytes copied.
     private static func copy(_ text: String, to: UnsafeMutablePointer<UInt8>, room: Int) -> Int {
-        var text = text
-        return text.withUTF8 { bytes in
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
             let n = min(bytes.count, room)
             guard n > 0, let from = bytes.baseAddress else { return 0 }
             to.update(from: from, count: n)
             return n
         }
+        if let copied { return copied }
+        // Text not stored as UTF-8 (bridged): byte by byte.
+        var n = 0
+        for b in text.utf8 where n < room {
+            to[n] = b
+            n += 1
+        }
+        return n
     }
 
     private static func copy(_ text: StaticString, to: UnsafeMutablePointer<UInt8>, room: Int) -> Int {

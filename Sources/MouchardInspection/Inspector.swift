@@ -79,22 +79,16 @@ public struct Inspector: Sendable {
         // The part of every sentence that is the same for the whole flow.
         let sentTo = FindingSentence.sentTo(host: host, company: info.company)
         let transport = flow.transport.rawValue
-        // Each finding is made in its place in the array (no copy per finding).
-        return [Finding](unsafeUninitializedCapacity: detections.count) { buffer, count in
-            guard let base = buffer.baseAddress else { return }
-            for d in detections where count < buffer.count {
-                let place = d.whereOverride
-                let where_ = place?.location ?? d.origin.location
-                let inner = place != nil ? place?.inner : d.origin.inner
-                let encoding = d.encoding
-                (base + count).initialize(to: Finding(
-                    category: d.category, type: d.type, request: req, destination: destination,
-                    where: where_, encoding: encoding, evidence: d.knownMaskedEvidence ?? maskEvidence(d.evidence), rule: d.rule,
-                    transport: transport, flow: flow.id, confidence: d.confidence, severity: d.severity,
-                    description: FindingSentence.make(what: d.what, sentTo: sentTo, where: where_, inner: inner, encoding: encoding),
-                    time: time, inner: inner))
-                count += 1
-            }
+        return detections.map { d in
+            let place = d.whereOverride
+            let where_ = place?.location ?? d.origin.location
+            let inner = place != nil ? place?.inner : d.origin.inner
+            let encoding = d.encoding
+            return Finding(category: d.category, type: d.type, request: req, destination: destination,
+                           where: where_, encoding: encoding, evidence: d.knownMaskedEvidence ?? maskEvidence(d.evidence), rule: d.rule,
+                           transport: transport, flow: flow.id, confidence: d.confidence, severity: d.severity,
+                           description: FindingSentence.make(what: d.what, sentTo: sentTo, where: where_, inner: inner, encoding: encoding),
+                           time: time, inner: inner)
         }
     }
 
