@@ -17,31 +17,47 @@ struct CredentialDetector {
                               encoding: "base64", evidence: String(decoding: decoded, as: UTF8.self), rule: "credentials.basic-auth",
                               confidence: 1.0, severity: "high", what: "HTTP Basic credentials"))
         }
-        for field in extracted.fields where !field.isNumber && (field.origin.decodings.isEmpty || (field.origin.decodings.count == 1 && field.origin.decodings[0] == "url")) {
+        let firstBytes = keyFirstBytes()
+        // By index: a field is copied only when it holds a password.
+        let fields = extracted.fields
+        for i in fields.indices where !fields[i].isNumber && readAsSent(fields[i].origin.decodings) {
+            let key = fields[i].origin.key
             // Cheap prefilter before tokenizing the key.
-            guard mayBePasswordKey(field.origin.key) else { continue }
-            let tokens = keyTokens(field.origin.key)
+            guard mayBePasswordKey(key, firstBytes) else { continue }
+            let tokens = keyTokens(key)
             guard tokens.contains(where: { passwordKeys.contains($0) }) || passwordKeys.contains(tokens.joined()) else { continue }
             guard !tokens.contains(where: { ["hash", "hashed", "policy", "reset", "forgot", "hint", "length", "strength", "type"].contains($0) }),
-                  field.bytes.count >= 3 else { continue }
+                  fields[i].bytes.count >= 3 else { continue }
+            let field = fields[i]
             out.add(Detection(category: "credentials", type: "password", origin: field.origin, encoding: field.origin.encodingChain(),
                               evidence: String(decoding: field.bytes, as: UTF8.self), rule: "credentials.password",
                               confidence: 0.9, severity: "high", what: "A password"))
         }
     }
 
+    /// Plain or percent-decoded only: what a password field looks like as typed.
+    private func readAsSent(_ decodings: [String]) -> Bool {
+        decodings.isEmpty || (decodings.count == 1 && decodings[0] == "url")
+    }
+
+    /// The first bytes of the password keys; nil when a key is empty (it occurs in every key).
+    private func keyFirstBytes() -> ByteSet? {
+        var set = ByteSet()
+        for passwordKey in passwordKeys {
+            guard let b = passwordKey.utf8.first else { return nil }
+            set.insert(b)
+        }
+        return set
+    }
+
     /// Some password key occurs in `key`, ignoring case (no lower-cased copy for ASCII keys).
-    private func mayBePasswordKey(_ key: String) -> Bool {
+    private func mayBePasswordKey(_ key: String, _ firstBytes: ByteSet?) -> Bool {
+        guard let firstBytes else { return true }
         var k = key
         let folded: Bool? = k.withUTF8 { hay in
             guard !hay.contains(where: { $0 >= 0x80 }) else { return nil }
             // Only where a key's first byte stands (the keys are few and mostly share it).
-            var firstBytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-            for passwordKey in passwordKeys {
-                guard let b = passwordKey.utf8.first else { return true }
-                setBit(&firstBytes, b)
-            }
-            for i in hay.indices where hasBit(firstBytes, foldASCII(hay[i])) {
+            for i in hay.indices where firstBytes.contains(foldASCII(hay[i])) {
                 if passwordKeys.contains(where: { asciiFoldedStarts(hay, at: i, with: $0.utf8) }) { return true }
             }
             return false
@@ -63,23 +79,27 @@ struct CredentialDetector {
     }
 }
 
-/// A 256-bit set of bytes.
-private func setBit(_ set: inout (UInt64, UInt64, UInt64, UInt64), _ b: UInt8) {
-    let bit = UInt64(1) << UInt64(b & 63)
-    switch b >> 6 {
-    case 0: set.0 |= bit
-    case 1: set.1 |= bit
-    case 2: set.2 |= bit
-    default: set.3 |= bit
-    }
-}
+/// A set of bytes, as 256 bits.
+private struct ByteSet {
+    private var words = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
 
-private func hasBit(_ set: (UInt64, UInt64, UInt64, UInt64), _ b: UInt8) -> Bool {
-    let bit = UInt64(1) << UInt64(b & 63)
-    switch b >> 6 {
-    case 0: return set.0 & bit != 0
-    case 1: return set.1 & bit != 0
-    case 2: return set.2 & bit != 0
-    default: return set.3 & bit != 0
+    mutating func insert(_ b: UInt8) {
+        let bit = UInt64(1) << UInt64(b & 63)
+        switch b >> 6 {
+        case 0: words.0 |= bit
+        case 1: words.1 |= bit
+        case 2: words.2 |= bit
+        default: words.3 |= bit
+        }
+    }
+
+    func contains(_ b: UInt8) -> Bool {
+        let bit = UInt64(1) << UInt64(b & 63)
+        switch b >> 6 {
+        case 0: return words.0 & bit != 0
+        case 1: return words.1 & bit != 0
+        case 2: return words.2 & bit != 0
+        default: return words.3 & bit != 0
+        }
     }
 }
