@@ -33,8 +33,10 @@ public struct Inspector: Sendable {
         self.knownValues = knownValues
         self.targetWords = knownValues.map { kv in zip(kv.targets, kv.variantTexts).map { TargetWords($0, variantText: $1) } } ?? []
         var phoneTargetWords: [KnownValueMatcher.Target: TargetWords] = [:]
-        for targets in knownValues?.phoneDigits.values.map(\.self) ?? [] {
-            for t in targets where phoneTargetWords[t] == nil { phoneTargetWords[t] = TargetWords(t) }
+        if let knownValues {
+            for targets in knownValues.phoneDigits.values {
+                for t in targets where phoneTargetWords[t] == nil { phoneTargetWords[t] = TargetWords(t) }
+            }
         }
         self.phoneTargetWords = phoneTargetWords
         self.attribution = attribution
@@ -121,7 +123,8 @@ public struct Inspector: Sendable {
         let fields = extracted.fields
         for i in fields.indices {
             kv.forEachHit(in: fields[i].bytes) { index, phoneTarget, matched, isVariantText in
-                guard let words = index.map({ targetWords[$0] }) ?? phoneTarget.map({ phoneTargetWords[$0] ?? TargetWords($0) }) else { return }
+                let words = index.map { targetWords[$0] } ?? phoneTarget.map { phoneTargetWords[$0] ?? TargetWords($0) }
+                guard let words else { return }
                 let origin = fields[i].origin
                 let encoding = origin.encodingChain(first: words.chainFirst)
                 out.add(Detection(category: words.category, type: words.type, origin: origin, encoding: encoding, evidence: matched,
