@@ -29,6 +29,7 @@ public struct FirstPartyDomains: DestinationAttributing {
     }
 
     public func isFirstParty(_ host: String) -> Bool {
+        guard !domains.isEmpty else { return false }
         let h = host.lowercased()
         return domains.contains { h == $0 || h.hasSuffix("." + $0) }
     }

@@ -1,8 +1,7 @@
 /// Masks a captured value for display: enough to recognise it, never the whole secret.
 /// `6D92078A-8246-4BA4-AE5B-76104861E7DC` → `6D92…E7DC`; short values keep at most a quarter.
 public func maskEvidence(_ value: String) -> String {
-    var text = value
-    if let ascii = text.withUTF8({ maskASCII($0) }) { return ascii }
+    if let masked = value.utf8.withContiguousStorageIfAvailable({ maskASCII($0) }), let ascii = masked { return ascii }
     let chars = Array(value.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
     let n = chars.count
     if n <= 4 { return String(repeating: "•", count: n) }
@@ -21,12 +20,14 @@ private func maskASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
     for b in bytes where b >= 0x80 { return nil }
     let keep = n >= 16 ? 4 : max(1, n / 4)
     return String(unsafeUninitializedCapacity: 2 * keep + 3) { out in
-        var k = 0
-        func put(_ b: UInt8) { out[k] = b == 0x0A || b == 0x0D ? 0x20 : b; k += 1 }
-        for i in 0..<keep { put(bytes[i]) }
-        out[k] = 0xE2; out[k + 1] = 0x80; out[k + 2] = 0xA6 // …
-        k += 3
-        for i in (n - keep)..<n { put(bytes[i]) }
-        return k
+        guard let to = out.baseAddress, let from = bytes.baseAddress else { return 0 }
+        for i in 0..<keep { to[i] = shownASCII(from[i]) }
+        to[keep] = 0xE2; to[keep + 1] = 0x80; to[keep + 2] = 0xA6 // …
+        for i in 0..<keep { to[keep + 3 + i] = shownASCII(from[n - keep + i]) }
+        return 2 * keep + 3
     }
 }
+
+/// A masked byte as shown: line breaks become spaces (evidence stays on one line).
+@inline(__always)
+private func shownASCII(_ b: UInt8) -> UInt8 { b == 0x0A || b == 0x0D ? 0x20 : b }

@@ -17,9 +17,11 @@ public struct Inspector: Sendable {
     /// profile value (profile mode only; see `RequestInterest`). On by default; off to measure or
     /// debug the walk itself.
     public var rawPrefilter = true
-    /// Per profile target (same index as `knownValues.targets`): rule id, words and severity of
-    /// its detections, built once instead of per hit.
-    private let targetWords: [(rule: String, what: String, severity: String)]
+    /// Per profile target (same index as `knownValues.targets`): what its detections say, built
+    /// once instead of per hit.
+    private let targetWords: [TargetWords]
+    /// The same for the targets of phone numbers found by their digits (hits without an index).
+    private let phoneTargetWords: [KnownValueMatcher.Target: TargetWords]
 
     /// `profile` switches on known-value matching (exact device values in any encoding); without it
     /// the pattern rules (shapes, validators, key hints) are used.
@@ -29,9 +31,14 @@ public struct Inspector: Sendable {
         self.profile = profile
         let knownValues = profile.map { KnownValueMatcher(profile: $0) }
         self.knownValues = knownValues
-        self.targetWords = (knownValues?.targets ?? []).map {
-            ("profile.\($0.type)", describe(category: $0.category, type: $0.type), severity(of: $0.category))
+        self.targetWords = knownValues.map { kv in zip(kv.targets, kv.variantTexts).map { TargetWords($0, variantText: $1) } } ?? []
+        var phoneTargetWords: [KnownValueMatcher.Target: TargetWords] = [:]
+        if let knownValues {
+            for targets in knownValues.phoneDigits.values {
+                for t in targets where phoneTargetWords[t] == nil { phoneTargetWords[t] = TargetWords(t) }
+            }
         }
+        self.phoneTargetWords = phoneTargetWords
         self.attribution = attribution
         self.extractor = extractor
     }
@@ -71,28 +78,19 @@ public struct Inspector: Sendable {
         let destination = FindingDestination(host: host, tracker: info.company, trackerCategory: info.category, thirdParty: info.thirdParty)
         let req = FindingRequest(method: request.method, url: located.url)
         let time = isoTime(flow.timings.started)
-        let company = info.company.map { " (" + $0 + ")" } ?? ""
+        // The part of every sentence that is the same for the whole flow.
+        let sentTo = FindingSentence.sentTo(host: host, company: info.company)
         let transport = flow.transport.rawValue
         return detections.map { d in
-            var where_ = d.origin.location
-            var inner = d.origin.inner
-            if let w = d.whereOverride { where_ = w.location; inner = w.inner }
-            // One buffer for the sentence (chained `+` would allocate at every step).
-            var description = ""
-            description.reserveCapacity(d.what.utf8.count + host.utf8.count + company.utf8.count + where_.utf8.count
-                                        + (inner?.utf8.count ?? 0) + d.encoding.utf8.count + 40)
-            description += d.what
-            description += " sent to "
-            description += host
-            description += company
-            description += " in "
-            description += where_
-            if let inner { description += " → "; description += inner }
-            if d.encoding == "plain" { description += " in clear." } else { description += " encoded as "; description += d.encoding; description += "." }
-            return Finding(category: d.category, type: d.type, request: req, destination: destination, where: where_,
-                           encoding: d.encoding, evidence: maskEvidence(d.evidence), rule: d.rule, transport: transport,
-                           flow: flow.id, confidence: d.confidence, severity: d.severity,
-                           description: description, time: time, inner: inner)
+            let place = d.whereOverride
+            let where_ = place?.location ?? d.origin.location
+            let inner = place != nil ? place?.inner : d.origin.inner
+            let encoding = d.encoding
+            return Finding(category: d.category, type: d.type, request: req, destination: destination,
+                           where: where_, encoding: encoding, evidence: d.knownMaskedEvidence ?? maskEvidence(d.evidence), rule: d.rule,
+                           transport: transport, flow: flow.id, confidence: d.confidence, severity: d.severity,
+                           description: FindingSentence.make(what: d.what, sentTo: sentTo, where: where_, inner: inner, encoding: encoding),
+                           time: time, inner: inner)
         }
     }
 
@@ -122,17 +120,16 @@ public struct Inspector: Sendable {
     }
 
     func profileDetections(_ kv: KnownValueMatcher, _ extracted: FieldExtractor.Result, into out: inout DetectionSet) {
-        for field in extracted.fields {
-            for hit in kv.hits(in: field.bytes) {
-                let t = hit.target
-                // A variant matched inside an encoded blob (base64 fragment) explains less than the
-                // same value found after decoding the blob: let the decoded hit win the dedupe.
-                let confidence = t.transform == "base64" ? 0.95 : 1.0
-                let words: (rule: String, what: String, severity: String) = hit.targetIndex.map { targetWords[$0] }
-                    ?? ("profile.\(t.type)", describe(category: t.category, type: t.type), severity(of: t.category))
-                out.add(Detection(category: t.category, type: t.type, origin: field.origin,
-                                  encoding: field.origin.encodingChain(first: t.transform), evidence: hit.matched,
-                                  rule: words.rule, confidence: confidence, severity: words.severity, what: words.what))
+        let fields = extracted.fields
+        for i in fields.indices {
+            kv.forEachHit(in: fields[i].bytes) { index, phoneTarget, matched, isVariantText in
+                let words = index.map { targetWords[$0] } ?? phoneTarget.map { phoneTargetWords[$0] ?? TargetWords($0) }
+                guard let words else { return }
+                let origin = fields[i].origin
+                let encoding = origin.encodingChain(first: words.chainFirst)
+                out.add(Detection(category: words.category, type: words.type, origin: origin, encoding: encoding, evidence: matched,
+                                  rule: words.rule, confidence: words.confidence, severity: words.severity, what: words.what,
+                                  maskedEvidence: isVariantText ? words.maskedVariant : nil))
             }
         }
         for (t, origin, text) in kv.splitNameHits(extracted.fields) {
@@ -141,31 +138,69 @@ public struct Inspector: Sendable {
                               what: describe(category: t.category, type: t.type)))
         }
         for group in extracted.groups {
-            for (a, b) in group.candidatePairs() where a.decimals >= kv.minimumDecimals && b.decimals >= kv.minimumDecimals {
-                guard kv.isNearProfile(latitude: a.value, longitude: b.value) else { continue }
+            group.forEachCandidatePair { a, b in
+                guard a.decimals >= kv.minimumDecimals, b.decimals >= kv.minimumDecimals,
+                      kv.isNearProfile(latitude: a.value, longitude: b.value) else { return }
                 out.add(Detection.coordinates(group: group, a, b, rule: "profile.location", confidence: 1.0))
             }
         }
     }
 }
 
+/// What the detections of one profile target say (rule, words, severity, confidence), built once
+/// per target when the inspector is made (a class: one retain per hit).
+private final class TargetWords: Sendable {
+    let category: String
+    let type: String
+    /// The target's transform, first in the encoding chain (`md5`, `base64`...), nil for `plain`.
+    let chainFirst: String?
+    let rule: String
+    let what: String
+    let severity: String
+    /// A variant matched inside an encoded blob (base64 fragment) explains less than the same value
+    /// found after decoding the blob: 0.95 lets the decoded hit win the dedupe.
+    let confidence: Double
+    /// `maskEvidence` of the variant's text, for hits that match it byte for byte.
+    let maskedVariant: String?
+
+    init(_ t: KnownValueMatcher.Target, variantText: String? = nil) {
+        maskedVariant = variantText.map(maskEvidence)
+        category = t.category
+        type = t.type
+        chainFirst = t.transform == "plain" ? nil : t.transform
+        rule = "profile.\(t.type)"
+        what = describe(category: t.category, type: t.type)
+        severity = MouchardInspection.severity(of: t.category)
+        confidence = t.transform == "base64" ? 0.95 : 1.0
+    }
+}
+
 /// One thing a detector saw, before it becomes a `Finding`.
+///
+/// A value type whose fields live in one copy-on-write box: detections are copied into the
+/// request's set, kept or replaced, filtered and read again for the finding, and a copy is then
+/// one retain instead of one per string.
 public struct Detection: Sendable, Hashable {
-    public var category: String
-    public var type: String
-    public var origin: FieldOrigin
-    public var encoding: String
+    public var category: String { get { box.category } set { unique().category = newValue } }
+    public var type: String { get { box.type } set { unique().type = newValue } }
+    public var origin: FieldOrigin { get { box.origin } set { unique().origin = newValue } }
+    public var encoding: String { get { box.encoding } set { unique().encoding = newValue } }
     /// The matched text (unmasked: masked when it becomes a finding).
-    public var evidence: String
-    public var rule: String
-    public var confidence: Double
-    public var severity: String
+    public var evidence: String {
+        get { box.evidence }
+        set { let box = unique(); box.evidence = newValue; box.maskedEvidence = nil }
+    }
+    /// `maskEvidence(evidence)` when the detector already had it (a variant's own text), else nil.
+    var knownMaskedEvidence: String? { box.maskedEvidence }
+    public var rule: String { get { box.rule } set { unique().rule = newValue } }
+    public var confidence: Double { get { box.confidence } set { unique().confidence = newValue } }
+    public var severity: String { get { box.severity } set { unique().severity = newValue } }
     /// Human words for the data (`the device's IDFA`).
-    public var what: String
+    public var what: String { get { box.what } set { unique().what = newValue } }
     /// For a pair of fields (coordinates): the combined location.
-    public var whereOverride: Place?
+    public var whereOverride: Place? { get { box.whereOverride } set { unique().whereOverride = newValue } }
     /// For a location: the point itself.
-    public var coordinate: Coordinate?
+    public var coordinate: Coordinate? { get { box.coordinate } set { unique().coordinate = newValue } }
 
     /// A location and inner path.
     public struct Place: Sendable, Hashable {
@@ -175,16 +210,82 @@ public struct Detection: Sendable, Hashable {
 
     public init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
                 confidence: Double, severity: String, what: String, whereOverride: Place? = nil) {
-        self.category = category
-        self.type = type
-        self.origin = origin
-        self.encoding = encoding
-        self.evidence = evidence
-        self.rule = rule
-        self.confidence = confidence
-        self.severity = severity
-        self.what = what
-        self.whereOverride = whereOverride
+        box = Box(category: category, type: type, origin: origin, encoding: encoding, evidence: evidence, rule: rule,
+                  confidence: confidence, severity: severity, what: what, whereOverride: whereOverride, coordinate: nil)
+    }
+
+    /// A detection whose masked evidence is known already (`maskEvidence(evidence)`, shared).
+    init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
+         confidence: Double, severity: String, what: String, maskedEvidence: String?) {
+        self.init(category: category, type: type, origin: origin, encoding: encoding, evidence: evidence, rule: rule,
+                  confidence: confidence, severity: severity, what: what)
+        box.maskedEvidence = maskedEvidence
+    }
+
+    /// The fields. Never changed while shared (`unique()` copies first), hence `@unchecked Sendable`.
+    private final class Box: @unchecked Sendable {
+        var category: String
+        var type: String
+        var origin: FieldOrigin
+        var encoding: String
+        var evidence: String
+        var rule: String
+        var confidence: Double
+        var severity: String
+        var what: String
+        var whereOverride: Place?
+        var coordinate: Coordinate?
+        /// `maskEvidence(evidence)` when known in advance (not part of equality: it follows from `evidence`).
+        var maskedEvidence: String?
+
+        init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
+             confidence: Double, severity: String, what: String, whereOverride: Place?, coordinate: Coordinate?) {
+            self.category = category
+            self.type = type
+            self.origin = origin
+            self.encoding = encoding
+            self.evidence = evidence
+            self.rule = rule
+            self.confidence = confidence
+            self.severity = severity
+            self.what = what
+            self.whereOverride = whereOverride
+            self.coordinate = coordinate
+        }
+
+        func copy() -> Box {
+            let box = Box(category: category, type: type, origin: origin, encoding: encoding, evidence: evidence, rule: rule,
+                          confidence: confidence, severity: severity, what: what, whereOverride: whereOverride, coordinate: coordinate)
+            box.maskedEvidence = maskedEvidence
+            return box
+        }
+    }
+    private var box: Box
+
+    /// The box, copied first if another detection shares it.
+    private mutating func unique() -> Box {
+        if !isKnownUniquelyReferenced(&box) { box = box.copy() }
+        return box
+    }
+
+    public static func == (a: Detection, b: Detection) -> Bool {
+        a.category == b.category && a.type == b.type && a.origin == b.origin && a.encoding == b.encoding
+            && a.evidence == b.evidence && a.rule == b.rule && a.confidence == b.confidence && a.severity == b.severity
+            && a.what == b.what && a.whereOverride == b.whereOverride && a.coordinate == b.coordinate
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(category)
+        hasher.combine(type)
+        hasher.combine(origin)
+        hasher.combine(encoding)
+        hasher.combine(evidence)
+        hasher.combine(rule)
+        hasher.combine(confidence)
+        hasher.combine(severity)
+        hasher.combine(what)
+        hasher.combine(whereOverride)
+        hasher.combine(coordinate)
     }
 
     var whereKey: String {
@@ -197,15 +298,14 @@ public struct Detection: Sendable, Hashable {
         if group.fromOneString {
             place = Place(location: group.prefix, inner: group.inner)
         } else if let inner = group.inner {
-            place = Place(location: group.prefix, inner: inner + "\(a.key),\(b.key)")
+            place = Place(location: group.prefix, inner: inner + a.key + "," + b.key)
         } else {
-            place = Place(location: group.prefix + "\(a.key),\(b.key)", inner: nil)
+            place = Place(location: group.prefix + a.key + "," + b.key, inner: nil)
         }
-        var d = Detection(category: "location", type: "coordinates",
-                         origin: FieldOrigin(location: place.location, inner: place.inner, decodings: group.decodings, key: a.key),
-                         encoding: FieldOrigin(location: "", decodings: group.decodings).encodingChain(),
-                         evidence: "\(a.value),\(b.value)", rule: rule, confidence: confidence, severity: "high",
-                         what: "The device's location", whereOverride: place)
+        let origin = FieldOrigin(location: place.location, inner: place.inner, decodings: group.decodings, key: a.key)
+        var d = Detection(category: "location", type: "coordinates", origin: origin, encoding: origin.encodingChain(),
+                          evidence: a.value.description + "," + b.value.description, rule: rule, confidence: confidence,
+                          severity: "high", what: "The device's location", whereOverride: place)
         d.coordinate = Coordinate(latitude: a.value, longitude: b.value)
         return d
     }
@@ -225,23 +325,24 @@ struct DetectionSet {
     private var byKey: [Key: Int] = [:]
     private(set) var items: [Detection] = []
 
-    mutating func add(_ d: Detection) {
-        let place = d.whereOverride?.location ?? d.origin.location
+    mutating func add(_ d: consuming Detection) {
         if items.count <= Self.linearLimit {
+            let place = d.whereOverride?.location ?? d.origin.location
             for i in items.indices where items[i].category == d.category && items[i].type == d.type
                 && (items[i].whereOverride?.location ?? items[i].origin.location) == place {
                 if d.confidence > items[i].confidence { items[i] = d }
                 return
             }
+            if items.isEmpty { items.reserveCapacity(4) }
             items.append(d)
             if items.count > Self.linearLimit {
-                for (i, item) in items.enumerated() {
-                    byKey[Key(category: item.category, type: item.type, where_: item.whereOverride?.location ?? item.origin.location)] = i
+                for i in items.indices {
+                    byKey[Key(category: items[i].category, type: items[i].type, where_: items[i].whereOverride?.location ?? items[i].origin.location)] = i
                 }
             }
             return
         }
-        let key = Key(category: d.category, type: d.type, where_: place)
+        let key = Key(category: d.category, type: d.type, where_: d.whereOverride?.location ?? d.origin.location)
         if let i = byKey[key] {
             if d.confidence > items[i].confidence { items[i] = d }
             return
@@ -255,6 +356,22 @@ struct DetectionSet {
     /// also an IDFV at 0.55. Equally confident readings are all kept.
     var ordered: [Detection] {
         guard items.count > 1 else { return items }
+        if items.count <= Self.linearLimit {
+            // Most requests drop nothing: find the dropped ones first, copy only when there are some.
+            var dropped: [Bool]?
+            for i in items.indices {
+                for j in items.indices where items[j].confidence > items[i].confidence && Self.samePlace(items[j], items[i]) {
+                    if dropped == nil { dropped = Array(repeating: false, count: items.count) }
+                    dropped?[i] = true
+                    break
+                }
+            }
+            guard let dropped else { return items }
+            var kept: [Detection] = []
+            kept.reserveCapacity(items.count)
+            for i in items.indices where !dropped[i] { kept.append(items[i]) }
+            return kept
+        }
         struct Place: Hashable {
             var category: String
             var where_: String
@@ -265,14 +382,17 @@ struct DetectionSet {
             Place(category: d.category, where_: d.whereOverride?.location ?? d.origin.location,
                   inner: d.whereOverride?.inner ?? d.origin.inner, evidence: d.evidence)
         }
-        if items.count <= Self.linearLimit {
-            return items.filter { d in
-                !items.contains { other in other.confidence > d.confidence && other.category == d.category && place(other) == place(d) }
-            }
-        }
         var best: [Place: Double] = [:]
         for d in items { best[place(d), default: 0] = max(best[place(d)] ?? 0, d.confidence) }
         return items.filter { d in d.confidence >= (best[place(d)] ?? 0) }
+    }
+
+    /// Same category, place (location and inner path) and evidence: one value read two ways.
+    private static func samePlace(_ a: borrowing Detection, _ b: borrowing Detection) -> Bool {
+        a.category == b.category
+            && (a.whereOverride?.location ?? a.origin.location) == (b.whereOverride?.location ?? b.origin.location)
+            && (a.whereOverride?.inner ?? a.origin.inner) == (b.whereOverride?.inner ?? b.origin.inner)
+            && a.evidence == b.evidence
     }
     var isEmpty: Bool { items.isEmpty }
 }
@@ -282,16 +402,22 @@ extension NumberGroup {
     /// or every ordered pair of sibling fields.
     func candidatePairs() -> [(Member, Member)] {
         var out: [(Member, Member)] = []
-        let m = members.prefix(32)
+        forEachCandidatePair { out.append(($0, $1)) }
+        return out
+    }
+
+    /// `candidatePairs()` in the same order, without building the array.
+    func forEachCandidatePair(_ body: (Member, Member) -> Void) {
+        let n = min(members.count, 32)
         if fromOneString {
-            for i in m.indices.dropLast() {
-                out.append((m[i], m[i + 1]))
-                out.append((m[i + 1], m[i]))
+            guard n > 1 else { return }
+            for i in 0..<(n - 1) {
+                body(members[i], members[i + 1])
+                body(members[i + 1], members[i])
             }
         } else {
-            for i in m.indices { for j in m.indices where i != j { out.append((m[i], m[j])) } }
+            for i in 0..<n { for j in 0..<n where i != j { body(members[i], members[j]) } }
         }
-        return out
     }
 }
 

@@ -23,14 +23,18 @@ public struct FieldOrigin: Sendable, Hashable {
     /// The encoding chain in the order the transformations were applied (`base64+url`), with
     /// `first` (e.g. `md5`, the digest applied to the value itself) in front; `plain` when empty.
     public func encodingChain(first: String? = nil) -> String {
-        // The common chains without building an array.
+        // The common chains without building anything; the others appended in place (no array).
         let leading = first == "plain" ? nil : first
         if decodings.isEmpty { return leading ?? "plain" }
         if leading == nil, decodings.count == 1 { return decodings[0] }
-        var parts: [String] = []
-        if let first, first != "plain" { parts.append(first) }
-        parts.append(contentsOf: decodings.reversed())
-        return parts.isEmpty ? "plain" : parts.joined(separator: "+")
+        var chain = leading ?? ""
+        var separate = leading != nil
+        for d in decodings.reversed() {
+            if separate { chain += "+" }
+            chain += d
+            separate = true
+        }
+        return chain
     }
 }
 

@@ -26,22 +26,51 @@ public struct KnownValueMatcher: Sendable {
         var targetIndex: Int? = nil
     }
 
-    public let matcher: MultiPatternMatcher
-    public let targets: [Target]
+    /// The reference-typed tables, in one box: an inspector copies its matcher on every request, and
+    /// one reference is one retain (seven arrays and dictionaries were seven, through a generic witness).
+    private final class Tables: Sendable {
+        let matcher: MultiPatternMatcher
+        let targets: [Target]
+        /// Each variant as text (same index as `targets`): the evidence of a hit that matched it byte for byte.
+        let variantTexts: [String]
+        let phoneDigits: [String: [Target]]
+        let nameParts: [String: [(name: Int, part: Int)]]
+        let splitNames: [(target: Target, parts: Int)]
+        let namePartLengths: Set<Int>
+        let namePartHashes: [UInt64]
+        init(matcher: MultiPatternMatcher, targets: [Target], phoneDigits: [String: [Target]],
+             nameParts: [String: [(name: Int, part: Int)]], splitNames: [(target: Target, parts: Int)],
+             namePartLengths: Set<Int>, namePartHashes: [UInt64]) {
+            self.matcher = matcher
+            self.targets = targets
+            self.variantTexts = matcher.patterns.map { String(decoding: $0.bytes, as: UTF8.self) }
+            self.phoneDigits = phoneDigits
+            self.nameParts = nameParts
+            self.splitNames = splitNames
+            self.namePartLengths = namePartLengths
+            self.namePartHashes = namePartHashes
+        }
+    }
+    private let tables: Tables
+
+    public var matcher: MultiPatternMatcher { tables.matcher }
+    public var targets: [Target] { tables.targets }
+    /// Each variant as text (same index as `targets`).
+    var variantTexts: [String] { tables.variantTexts }
     /// Digit-only phone forms → targets (for numbers written with separators).
-    public let phoneDigits: [String: [Target]]
+    public var phoneDigits: [String: [Target]] { tables.phoneDigits }
     public let location: Coordinate?
     /// Names split over fields (`first_name` + `last_name`): each part (folded, lower case) → (name, part index).
-    let nameParts: [String: [(name: Int, part: Int)]]
+    var nameParts: [String: [(name: Int, part: Int)]] { tables.nameParts }
     /// The split names: their target and how many parts each has.
-    let splitNames: [(target: Target, parts: Int)]
+    var splitNames: [(target: Target, parts: Int)] { tables.splitNames }
     /// Byte lengths of the parts as they may be written (prefilter).
-    let namePartLengths: Set<Int>
+    var namePartLengths: Set<Int> { tables.namePartLengths }
     /// `namePartLengths` as a bit set (bit n: length n, for n < 64): tested per word and per field.
     let namePartLengthBits: UInt64
     /// FNV-1a hashes of the folded name parts: words are looked up without building a string
     /// (a profile has a handful of name parts: a linear search beats hashing the hash).
-    let namePartHashes: [UInt64]
+    var namePartHashes: [UInt64] { tables.namePartHashes }
     /// Minimum decimals each coordinate must carry, and the radius in metres.
     public var minimumDecimals = 2
     public var radius = 3000.0
@@ -78,14 +107,10 @@ public struct KnownValueMatcher: Sendable {
                 lengths.insert(key.utf8.count)
             }
         }
-        self.nameParts = parts
-        self.splitNames = split
-        self.namePartLengths = lengths
         self.namePartLengthBits = lengths.reduce(0) { $1 < 64 ? $0 | (1 << UInt64($1)) : $0 }
-        self.namePartHashes = parts.keys.map { fnv1a($0.utf8) }
-        self.matcher = MultiPatternMatcher(patterns: b.patterns)
-        self.targets = b.targets
-        self.phoneDigits = b.phoneDigits
+        self.tables = Tables(matcher: MultiPatternMatcher(patterns: b.patterns), targets: b.targets, phoneDigits: b.phoneDigits,
+                             nameParts: parts, splitNames: split, namePartLengths: lengths,
+                             namePartHashes: parts.keys.map { fnv1a($0.utf8) })
         self.location = profile.location
     }
 
@@ -96,15 +121,37 @@ public struct KnownValueMatcher: Sendable {
 
     public func hits(in bytes: ArraySlice<UInt8>) -> [Hit] {
         var out: [Hit] = []
-        bytes.withUnsafeBufferPointer { buf in
-            matcher.forEachMatch(in: buf) { m in
-                let t = targets[m.pattern]
-                out.append(Hit(target: t, matched: String(decoding: UnsafeBufferPointer(rebasing: buf[m.start..<m.end]), as: UTF8.self),
-                               targetIndex: m.pattern))
+        forEachHit(in: bytes) { index, phoneTarget, matched, _ in
+            if let index {
+                out.append(Hit(target: targets[index], matched: matched, targetIndex: index))
+            } else if let phoneTarget {
+                out.append(Hit(target: phoneTarget, matched: matched))
             }
         }
-        if !phoneDigits.isEmpty { phoneHits(bytes, into: &out) }
         return out
+    }
+
+    /// Every known value in `bytes`, in the order of `hits(in:)`, without a `Hit` array: the
+    /// target's index in `targets` or, for a phone number found by its digits, the target itself;
+    /// the matched text, and whether it is the variant's own text (`variantTexts[index]`, shared,
+    /// not built per hit: most hits match their variant byte for byte).
+    func forEachHit(in bytes: ArraySlice<UInt8>,
+                    _ body: (_ index: Int?, _ phoneTarget: Target?, _ matched: String, _ isVariantText: Bool) -> Void) {
+        let tables = tables
+        bytes.withUnsafeBufferPointer { buf in
+            tables.matcher.forEachMatch(in: buf) { m in
+                let hit = UnsafeBufferPointer(rebasing: buf[m.start..<m.end])
+                if tables.matcher.patterns[m.pattern].bytes.withUnsafeBufferPointer({ sameBytes($0, hit) }) {
+                    body(m.pattern, nil, tables.variantTexts[m.pattern], true)
+                } else {
+                    body(m.pattern, nil, String(decoding: hit, as: UTF8.self), false)
+                }
+            }
+        }
+        guard !tables.phoneDigits.isEmpty else { return }
+        var phone: [Hit] = []
+        phoneHits(bytes, into: &phone)
+        for h in phone { body(h.targetIndex, h.targetIndex == nil ? h.target : nil, h.matched, false) }
     }
 
     /// Runs of digits with phone separators (`+33 (0)6 12-34.56 78`), normalized to digits.
@@ -189,11 +236,13 @@ public struct KnownValueMatcher: Sendable {
     public func splitNameHits(_ fields: [ExtractedField]) -> [(Target, FieldOrigin, String)] {
         guard !splitNames.isEmpty else { return [] }
         var seen: [Int: [Int: FieldOrigin]] = [:]
-        for f in fields where !f.isNumber && hasNamePartLength(f.bytes.count) {
-            guard !f.bytes.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) else { continue }
-            let key = f.bytes.withUnsafeBufferPointer { Self.foldASCIIName($0) } ?? Self.foldName(String(decoding: f.bytes, as: UTF8.self))
+        // By index: the few fields of a name part's length are read, the others not even copied.
+        for i in fields.indices where !fields[i].isNumber && hasNamePartLength(fields[i].bytes.count) {
+            let bytes = fields[i].bytes
+            guard !bytes.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) else { continue }
+            let key = bytes.withUnsafeBufferPointer { Self.foldASCIIName($0) } ?? Self.foldName(String(decoding: bytes, as: UTF8.self))
             for (name, part) in nameParts[key] ?? [] where seen[name]?[part] == nil {
-                seen[name, default: [:]][part] = f.origin
+                seen[name, default: [:]][part] = fields[i].origin
             }
         }
         var out: [(Target, FieldOrigin, String)] = []
@@ -330,6 +379,14 @@ private struct VariantBuilder {
         addForms(Array(Set(forms)).sorted(), digestForms: Array(Set(["+" + e164, e164, national, "00" + e164])).sorted(),
                  category: category, type: type, value: raw)
     }
+}
+
+/// The same bytes in both buffers.
+@inline(__always)
+private func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    for i in 0..<a.count where a[i] != b[i] { return false }
+    return true
 }
 
 /// FNV-1a over bytes (name-part lookups by hash).
