@@ -116,4 +116,14 @@ struct SplitNameTests {
         let c = inspector.detect(TestSupport.request("GET", "https://w.example/", headers: [("Cookie", "geo_a=52.5170; geo_b=13.3890")]))
         #expect(c.contains { $0.category == "location" })
     }
+
+    /// Two names split over fields in one request come out in profile order (owner, then
+    /// contacts), the same in every run.
+    @Test func splitNamesComeOutInProfileOrder() throws {
+        let inspector = Inspector(rules: try TestSupport.rules(), profile: try TestSupport.profile())
+        let r = TestSupport.request("POST", "https://crm.example/u", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                                    text: "cf=Ulrich&cl=Brandt&first=Margot&last=Quintin")
+        let names = inspector.detect(r).filter { $0.type == "name" || $0.type == "contact-name" }.map(\.type)
+        #expect(names == ["name", "contact-name"])
+    }
 }

@@ -246,7 +246,8 @@ public struct KnownValueMatcher: Sendable {
             }
         }
         var out: [(Target, FieldOrigin, String)] = []
-        for (name, parts) in seen where parts.count == splitNames[name].parts {
+        // In profile order (a dictionary's order changes from run to run: findings must not).
+        for (name, parts) in seen.sorted(by: { $0.key < $1.key }) where parts.count == splitNames[name].parts {
             // Parts must come from different fields (a value "Jean Jean" is one field).
             let places = Set(parts.values.map { "\($0.location)|\($0.inner ?? "")" })
             guard places.count == parts.count, let origin = parts[splitNames[name].parts - 1] else { continue }
