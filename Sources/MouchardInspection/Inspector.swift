@@ -48,7 +48,7 @@ public struct Inspector: Sendable {
     public func inspect(_ flow: Flow) -> [Finding] {
         guard let request = flow.request else { return [] }
         let facts = RequestFacts(request)
-        return findings(flow, facts, detect(request, facts: facts, transport: flow.transport))
+        return findings(flow, request, facts, detect(request, facts: facts, transport: flow.transport))
     }
 
     /// Findings of many flows (a capture file, a session), in flow order. In pattern mode the
@@ -67,12 +67,14 @@ public struct Inspector: Sendable {
                 (flow, facts, ds.filter { d in d.coordinate.map { consensus.keeps($0) } ?? true })
             }
         }
-        return perFlow.flatMap { findings($0.0, $0.1, $0.2) }
+        return perFlow.flatMap { flow, facts, detections in
+            flow.request.map { findings(flow, $0, facts, detections) } ?? []
+        }
     }
 
-    func findings(_ flow: Flow, _ facts: RequestFacts, _ detections: [Detection]) -> [Finding] {
-        guard let request = flow.request, !detections.isEmpty else { return [] }
-        let located = facts.located()
+    func findings(_ flow: Flow, _ request: HTTPRequest, _ facts: RequestFacts, _ detections: [Detection]) -> [Finding] {
+        guard !detections.isEmpty else { return [] }
+        let located = facts.located(request)
         let host = located.host.isEmpty ? flow.host : located.host
         let info = attribution.attribute(host: host)
         let destination = FindingDestination(host: host, tracker: info.company, trackerCategory: info.category, thirdParty: info.thirdParty)

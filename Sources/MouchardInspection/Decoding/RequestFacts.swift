@@ -4,18 +4,15 @@ import MouchardFlow
 /// absolute URL, with byte-level code on the common origin-form target (`/path?q` + Host header);
 /// other forms defer to `HTTPRequest`.
 struct RequestFacts {
-    let request: HTTPRequest
     var pathAndQuery: String
 
     init(_ r: HTTPRequest) {
-        request = r
         let target = r.head.target
         pathAndQuery = target.utf8.first == UInt8(ascii: "/") && r.method != "CONNECT" ? target : r.pathAndQuery
     }
 
-    /// The host (lower case, no port) and the absolute URL.
-    func located() -> (host: String, url: String) {
-        let r = request
+    /// The host (lower case, no port) and the absolute URL of `r` (the request these facts are of).
+    func located(_ r: HTTPRequest) -> (host: String, url: String) {
         let target = r.head.target
         guard target.utf8.first == UInt8(ascii: "/"), r.method != "CONNECT" else { return (r.host, r.url) }
         var authority = ""
