@@ -89,20 +89,38 @@ public struct MultiPatternMatcher: Sendable {
     public func forEachMatch(in haystack: UnsafeBufferPointer<UInt8>, _ body: (Match) -> Void) {
         let n = haystack.count
         guard n > 0, !patterns.isEmpty, let h = haystack.baseAddress else { return }
-        let t = tables
-        let table = t.table, classOf = t.classOf, outStart = t.outStart, outList = t.outList
-        let k = t.classCount
+        let a = automaton
         var s = 0
         for i in 0..<n {
-            s = Int(table[s &* k &+ Int(classOf[Int(h[i])])])
-            let o = Int(outStart[s]), e = Int(outStart[s + 1])
-            if o != e {
-                for j in o..<e {
-                    let pi = Int(outList[j])
-                    let start = i + 1 - min(Int(t.patLength[pi]), prefixLength)
-                    if let m = t.confirm(pi, start: start, prefixLength: prefixLength, in: h, count: n) { body(m) }
-                }
-            }
+            s = Int(a.next[s &+ Int(a.classOf[Int(h[i])])])
+            if s >= a.firstAccepting { confirmMatches(state: s, endingAt: i, in: h, count: n, body) }
+        }
+    }
+
+    /// The automaton as raw pointers, for a scanner that runs the matcher's step inside its own
+    /// byte loop (the profile's span scan): `state = next[state + classOf[byte]]` from state 0,
+    /// and a state `>= firstAccepting` ends some pattern prefix: pass it to `confirmMatches`.
+    /// The pointers live as long as this matcher.
+    struct Automaton {
+        /// Transitions; states are premultiplied by the class count (a state is a row offset).
+        let next: UnsafePointer<Int32>
+        let classOf: UnsafePointer<UInt8>
+        /// States from here on (the last rows) end a pattern prefix.
+        let firstAccepting: Int
+    }
+
+    var automaton: Automaton {
+        Automaton(next: tables.table, classOf: tables.classOf, firstAccepting: tables.firstAccepting)
+    }
+
+    /// The confirmed matches of the prefixes that accepting `state` ends at haystack index `i`.
+    func confirmMatches(state: Int, endingAt i: Int, in h: UnsafePointer<UInt8>, count n: Int, _ body: (Match) -> Void) {
+        let t = tables
+        let row = state / t.classCount
+        for j in Int(t.outStart[row])..<Int(t.outStart[row + 1]) {
+            let pi = Int(t.outList[j])
+            let start = i + 1 - min(Int(t.patLength[pi]), prefixLength)
+            if let m = t.confirm(pi, start: start, prefixLength: prefixLength, in: h, count: n) { body(m) }
         }
     }
 
@@ -115,10 +133,17 @@ public struct MultiPatternMatcher: Sendable {
 
     /// The compiled automaton in flat, manually managed memory: the scan loop touches only raw
     /// pointers (no array bounds checks, retains or closures per byte). Immutable after init.
+    /// States are renumbered so that those ending a pattern prefix come last (one comparison per
+    /// byte tells whether to look for matches), and stored premultiplied by the class count (a
+    /// state is the offset of its row: no multiplication per byte).
     private final class Tables: @unchecked Sendable {
         let classOf: UnsafeMutablePointer<UInt8>
         let classCount: Int
+        /// Row offset → next row offset, by byte class.
         let table: UnsafeMutablePointer<Int32>
+        /// Row offsets from here on end a pattern prefix.
+        let firstAccepting: Int
+        /// By row (state) number: where its outputs start in `outList`.
         let outStart: UnsafeMutablePointer<Int32>
         let outList: UnsafeMutablePointer<Int32>
         let patBytes: UnsafeMutablePointer<UInt8>
@@ -130,16 +155,30 @@ public struct MultiPatternMatcher: Sendable {
         init(classOf: [UInt8], classCount: Int, goto: [[Int32]], outputs: [[Int32]], patterns: [Pattern]) {
             self.classCount = classCount
             self.stateCount = goto.count
+            // The table holds states × classes entries: if that did not fit an Int32 the table
+            // alone would take more than 8 GB, so premultiplied offsets always fit.
+            precondition(goto.count * classCount < Int(Int32.max), "automaton too large")
+            // New numbers: states without outputs first (the root, without outputs, stays 0).
+            var renumbered = [Int](repeating: 0, count: goto.count)
+            var order: [Int] = []
+            order.reserveCapacity(goto.count)
+            for s in goto.indices where outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
+            let accepting = order.count
+            for s in goto.indices where !outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
+            self.firstAccepting = accepting * classCount
             self.classOf = .allocate(capacity: 256)
             self.classOf.initialize(from: classOf, count: 256)
             self.table = .allocate(capacity: max(1, goto.count * classCount))
-            for (i, row) in goto.enumerated() { (table + i * classCount).initialize(from: row, count: classCount) }
+            for (row, s) in order.enumerated() {
+                for c in 0..<classCount { table[row * classCount + c] = Int32(renumbered[Int(goto[s][c])] * classCount) }
+            }
             let totalOut = outputs.reduce(0) { $0 + $1.count }
             self.outStart = .allocate(capacity: outputs.count + 1)
             self.outList = .allocate(capacity: max(1, totalOut))
             var at: Int32 = 0
-            for (i, o) in outputs.enumerated() {
-                outStart[i] = at
+            for (row, s) in order.enumerated() {
+                let o = outputs[s]
+                outStart[row] = at
                 (outList + Int(at)).initialize(from: o, count: o.count)
                 at += Int32(o.count)
             }

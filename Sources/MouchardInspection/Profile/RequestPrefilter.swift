@@ -112,86 +112,158 @@ extension KnownValueMatcher {
     func spans(_ bytes: ArraySlice<UInt8>) -> [Range<Int>] {
         if bytes.isEmpty { return [] }
         var out: [Range<Int>] = []
-        let base = bytes.startIndex
-        bytes.withUnsafeBufferPointer { buf in
-            matcher.forEachMatch(in: buf) { m in out.append((base + m.start)..<(base + m.end)) }
-            if !phoneDigits.isEmpty {
-                phoneRuns(buf) { start, last, _ in out.append((base + start)..<(base + last + 1)) }
-            }
-            scanSpans(buf, base: base, into: &out)
-        }
+        bytes.withUnsafeBufferPointer { scanSpans($0, base: bytes.startIndex, into: &out) }
         if out.count > 1 { out.sort { $0.lowerBound < $1.lowerBound } }
         return out
     }
 
-    /// Everything but variants and phone runs, in one pass with a byte-class table.
+    /// One pass over the bytes finds every kind of span: the matcher's automaton steps on each
+    /// byte, and a byte-class table says whether the byte continues what the previous one started
+    /// (a base64-alphabet run, a hex run, a digit run, a name-like word) or needs a look of its
+    /// own (`SpanByteClass.check`). Only when the class changes is there more to do: a run that
+    /// ends is checked (long enough? base64-looking, hex text, a scaled coordinate, a name part),
+    /// a digit (or `+`, `(`) that starts a phone-like run has the run read at once, exactly as
+    /// `phoneRuns` reads it. The spans are those of the separate scans this pass replaces
+    /// (`SpanScanTests` compares them with a plain reference scan).
     private func scanSpans(_ p: UnsafeBufferPointer<UInt8>, base: Int, into out: inout [Range<Int>]) {
-        spanByteClass.withUnsafeBufferPointer { scanSpans(p, base: base, classes: $0, into: &out) }
-    }
-
-    private func scanSpans(_ p: UnsafeBufferPointer<UInt8>, base: Int, classes spanByteClass: UnsafeBufferPointer<UInt8>,
-                           into out: inout [Range<Int>]) {
+        guard let h = p.baseAddress else { return }
         let n = p.count
-        let checkNames = !namePartLengths.isEmpty
-        let loc = location
-        var run = 0          // base64 alphabet run length
-        var hexRun = 0       // hex digit run length
-        var wordStart = -1   // start of a name-like word (bytes >= 'A', '-', '\'')
+        let classOf = spanByteClasses
+        let automaton = matcher.automaton
+        let next = automaton.next, acClassOf = automaton.classOf, accepting = automaton.firstAccepting
+        let names = !namePartLengths.isEmpty
+        let phones = !phoneDigits.isEmpty
+        let coordinates = location != nil
+        var state = 0
+        // Class of the previous byte without `check` (so that a `check` byte always differs).
+        var prev: UInt8 = 0
+        var base64Start = 0, hexStart = 0, digitStart = 0
+        var wordStart = -1
+        // The phone reading (see `phoneRuns`) has read up to here.
+        var phoneResume = 0
         var i = 0
-        while i <= n {
-            let b: UInt8 = i < n ? p[i] : 0
-            let c = i < n ? spanByteClass[Int(b)] : 0
-            if checkNames {
-                if wordStart < 0 {
-                    if b >= 0x41 { wordStart = i }
-                } else if c & SpanByteClass.word == 0 {
-                    if namePartWord(p, wordStart, i) { out.append((base + wordStart)..<(base + i)) }
-                    wordStart = -1
-                }
-            }
-            if c & SpanByteClass.base64 != 0 {
-                run += 1
-            } else {
-                if run >= 12, base64Suspect(p, i - run, i) { out.append((base + i - run)..<(base + i)) }
-                run = 0
-            }
-            if c & SpanByteClass.hex != 0 {
-                hexRun += 1
-            } else {
-                if hexRun >= 8, hexText(p, i - hexRun, i) { out.append((base + i - hexRun)..<(base + i)) }
-                hexRun = 0
-            }
-            if i == n { break }
-            if c & SpanByteClass.special != 0 {
-                switch b {
-                case 0x5C: out.append((base + i)..<(base + i + 1)) // JSON escapes (\u00e9, \/)
-                case 0x25:
-                    if i + 2 < n, hexNibble(p[i + 1]) != nil, hexNibble(p[i + 2]) != nil { out.append((base + i)..<(base + i + 3)) }
-                case 0x1F, 0x78:
-                    // Compressed data (gzip, zlib) inside a value: the walk inflates it.
-                    if i + 1 < n {
-                        let next = p[i + 1]
-                        if (b == 0x1F && next == 0x8B) || (b == 0x78 && (next == 0x01 || next == 0x5E || next == 0x9C || next == 0xDA)) {
-                            out.append((base + i)..<(base + i + 2))
-                        }
+        while i < n {
+            let b = h[i]
+            state = Int(next[state &+ Int(acClassOf[Int(b)])])
+            if state >= accepting { matched(state, endingAt: i, h, count: n, base: base, into: &out) }
+            let c = classOf[Int(b)]
+            if c != prev {
+                // Runs that end here: the checks are rare, their length tests are not.
+                let ended = prev & ~c
+                if ended & SpanByteClass.runs != 0 {
+                    if ended & SpanByteClass.base64 != 0, i - base64Start >= 12 { base64RunEnded(p, base64Start, i, base: base, into: &out) }
+                    if ended & SpanByteClass.hex != 0, i - hexStart >= 8 { hexRunEnded(p, hexStart, i, base: base, into: &out) }
+                    if ended & SpanByteClass.digit != 0, coordinates, i - digitStart >= 6, i - digitStart <= 11 {
+                        digitRunEnded(p, digitStart, i, base: base, into: &out)
                     }
-                case 0x2E:
-                    if let loc, let r = nearCoordinate(p, dot: i, loc) { out.append((base + r.lowerBound)..<(base + r.upperBound)) }
-                default: break
                 }
-            }
-            if let loc, c & SpanByteClass.digit != 0, i == 0 || spanByteClass[Int(p[i - 1])] & SpanByteClass.digit == 0 {
-                var e = i
-                var v = 0
-                while e < n, e - i < 12, spanByteClass[Int(p[e])] & SpanByteClass.digit != 0 { v = v * 10 + Int(p[e] - 0x30); e += 1 }
-                if e - i >= 6, e - i <= 11, nearScaled(Double(v), loc) { out.append((base + i)..<(base + e)) }
+                let started = c & ~prev
+                if started & SpanByteClass.base64 != 0 { base64Start = i }
+                if started & SpanByteClass.hex != 0 { hexStart = i }
+                if started & SpanByteClass.digit != 0 {
+                    digitStart = i
+                    // A digit after no letter or digit starts a phone-like run.
+                    if phones, prev & SpanByteClass.alnum == 0, i >= phoneResume { phoneResume = phoneRunAt(p, i, base: base, into: &out) }
+                }
+                // A name-like word starts at a byte >= `A` and goes on while bytes are `word`:
+                // both only happen where the class changes.
+                if wordStart >= 0 {
+                    if c & SpanByteClass.word == 0 {
+                        if hasNamePartLength(i - wordStart) { wordEnded(p, wordStart, i, base: base, into: &out) }
+                        wordStart = -1
+                    }
+                } else if names, c & SpanByteClass.wordStart != 0 {
+                    wordStart = i
+                }
+                if c & SpanByteClass.check != 0 {
+                    checkByte(p, at: i, afterAlnum: prev & SpanByteClass.alnum != 0, phoneResume: &phoneResume, base: base, into: &out)
+                }
+                prev = c & ~SpanByteClass.check
             }
             i += 1
+        }
+        // The end of the bytes ends every run.
+        if prev & SpanByteClass.base64 != 0, n - base64Start >= 12 { base64RunEnded(p, base64Start, n, base: base, into: &out) }
+        if prev & SpanByteClass.hex != 0, n - hexStart >= 8 { hexRunEnded(p, hexStart, n, base: base, into: &out) }
+        if prev & SpanByteClass.digit != 0, coordinates, n - digitStart >= 6, n - digitStart <= 11 { digitRunEnded(p, digitStart, n, base: base, into: &out) }
+        if wordStart >= 0, hasNamePartLength(n - wordStart) { wordEnded(p, wordStart, n, base: base, into: &out) }
+    }
+
+    /// The matcher's confirmed matches for the accepting automaton `state` at `i`.
+    @inline(never)
+    private func matched(_ state: Int, endingAt i: Int, _ h: UnsafePointer<UInt8>, count n: Int, base: Int, into out: inout [Range<Int>]) {
+        matcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in out.append((base + m.start)..<(base + m.end)) }
+    }
+
+    /// A base64-alphabet run of 12 bytes or more ends at `e`: a span when it looks like base64.
+    @inline(never)
+    private func base64RunEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, into out: inout [Range<Int>]) {
+        if base64Suspect(p, s, e) { out.append((base + s)..<(base + e)) }
+    }
+
+    /// A hex run of 8 bytes or more ends at `e`: a span when it decodes to text.
+    @inline(never)
+    private func hexRunEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, into out: inout [Range<Int>]) {
+        if hexText(p, s, e) { out.append((base + s)..<(base + e)) }
+    }
+
+    /// A run of 6 to 11 digits ends at `e`: a span when it is a fixed-point coordinate near the profile's.
+    @inline(never)
+    private func digitRunEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, into out: inout [Range<Int>]) {
+        guard let loc = location else { return }
+        var v = 0
+        for k in s..<e { v = v * 10 + Int(p[k] &- 0x30) }
+        if nearScaled(Double(v), loc) { out.append((base + s)..<(base + e)) }
+    }
+
+    /// A name-like word of a name part's length ends at `e`: a span when it is one.
+    @inline(never)
+    private func wordEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, into out: inout [Range<Int>]) {
+        if namePartWord(p, s, e) { out.append((base + s)..<(base + e)) }
+    }
+
+    /// `phoneRuns`' run at `i`: a span when its digits are a profile phone number; returns where reading resumes.
+    @inline(never)
+    private func phoneRunAt(_ p: UnsafeBufferPointer<UInt8>, _ i: Int, base: Int, into out: inout [Range<Int>]) -> Int {
+        let run = phoneRun(p, from: i)
+        if run.targets != nil { out.append((base + i)..<(base + run.last + 1)) }
+        return run.end
+    }
+
+    /// A byte with a check of its own: JSON escapes, percent-escapes, compression magic, decimal
+    /// points (coordinates), `+` and `(` (phone-like runs).
+    @inline(never)
+    private func checkByte(_ p: UnsafeBufferPointer<UInt8>, at i: Int, afterAlnum: Bool, phoneResume: inout Int, base: Int,
+                           into out: inout [Range<Int>]) {
+        let n = p.count
+        let b = p[i]
+        switch b {
+        case 0x5C: out.append((base + i)..<(base + i + 1)) // JSON escapes (\u00e9, \/)
+        case 0x25:
+            if i + 2 < n, hexNibble(p[i + 1]) != nil, hexNibble(p[i + 2]) != nil { out.append((base + i)..<(base + i + 3)) }
+        case 0x1F, 0x78:
+            // Compressed data (gzip, zlib) inside a value: the walk inflates it.
+            if i + 1 < n {
+                let next = p[i + 1]
+                if (b == 0x1F && next == 0x8B) || (b == 0x78 && (next == 0x01 || next == 0x5E || next == 0x9C || next == 0xDA)) {
+                    out.append((base + i)..<(base + i + 2))
+                }
+            }
+        case 0x2E:
+            if let loc = location, let r = nearCoordinate(p, dot: i, loc) { out.append((base + r.lowerBound)..<(base + r.upperBound)) }
+        case 0x2B, 0x28:
+            guard !phoneDigits.isEmpty, i >= phoneResume else { return }
+            if afterAlnum {
+                phoneResume = Self.endOfAlnumRun(p, from: i + 1)
+            } else {
+                phoneResume = phoneRunAt(p, i, base: base, into: &out)
+            }
+        default: break
         }
     }
 
     /// The word `p[s..<e]` is (folded) a part of a profile name; non-ASCII words of a part's length always count.
-    private func namePartWord(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
+    func namePartWord(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
         guard hasNamePartLength(e - s) else { return false }
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for k in s..<e {
@@ -202,11 +274,11 @@ extension KnownValueMatcher {
         return namePartHashes.contains(h)
     }
 
-    private func base64Suspect(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
+    func base64Suspect(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
         base64Suspect(UnsafeBufferPointer(rebasing: p[s..<e]))
     }
 
-    private func base64Suspect<C: Collection>(_ run: C) -> Bool where C.Element == UInt8 {
+    func base64Suspect<C: Collection>(_ run: C) -> Bool where C.Element == UInt8 {
         var upper = false, lower = false, digit = false, nonHex = false
         for b in run {
             if b >= 0x41 && b <= 0x5A { upper = true } else if b >= 0x61 && b <= 0x7A { lower = true } else if b >= 0x30 && b <= 0x39 { digit = true }
@@ -217,7 +289,7 @@ extension KnownValueMatcher {
     }
 
     /// Hex digits that decode to text: what `Walker.tryHex` would decode and walk further.
-    private func hexText(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
+    func hexText(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
         guard (e - s) % 2 == 0 else { return false }
         var i = s
         var alnum = false
@@ -231,7 +303,7 @@ extension KnownValueMatcher {
     }
 
     /// The decimal number around `dot` when it is within 0.05° of the profile's latitude or longitude.
-    private func nearCoordinate(_ p: UnsafeBufferPointer<UInt8>, dot: Int, _ loc: Coordinate) -> Range<Int>? {
+    func nearCoordinate(_ p: UnsafeBufferPointer<UInt8>, dot: Int, _ loc: Coordinate) -> Range<Int>? {
         var s = dot
         while s > 0, p[s - 1] >= 0x30, p[s - 1] <= 0x39 { s -= 1 }
         if s > 0, p[s - 1] == 0x2D { s -= 1 }
@@ -242,7 +314,7 @@ extension KnownValueMatcher {
     }
 
     /// An integer that, read as fixed-point degrees (×10^5, 10^6, 10^7), is near the profile location.
-    private func nearScaled(_ v: Double, _ loc: Coordinate) -> Bool {
+    func nearScaled(_ v: Double, _ loc: Coordinate) -> Bool {
         for scale in [1e5, 1e6, 1e7] {
             let d = v / scale
             if abs(d - abs(loc.latitude)) < 0.05 || abs(d - abs(loc.longitude)) < 0.05 { return true }
@@ -253,22 +325,37 @@ extension KnownValueMatcher {
 
 /// Byte classes for the span scan (bit flags).
 enum SpanByteClass {
+    /// The base64 alphabet (standard and URL-safe).
     static let base64: UInt8 = 1
     static let hex: UInt8 = 2
     static let digit: UInt8 = 4
     /// Bytes of a name-like word: `A` and above, `-`, `'`.
     static let word: UInt8 = 8
-    /// Bytes that start a check of their own: `\`, `%`, `.`, 0x1F, `x`.
-    static let special: UInt8 = 16
+    /// Bytes that start a name-like word: `A` and above.
+    static let wordStart: UInt8 = 16
+    static let alnum: UInt8 = 32
+    /// Bytes that start a check of their own: `\`, `%`, `.`, 0x1F, `x`, `+`, `(`.
+    static let check: UInt8 = 64
+    /// The classes whose runs are checked where they end.
+    static let runs: UInt8 = base64 | hex | digit
+
+    static func of(_ b: UInt8) -> UInt8 {
+        var c: UInt8 = 0
+        if ByteCodecs.isBase64Byte(b) { c |= base64 }
+        if hexNibble(b) != nil { c |= hex }
+        if b >= 0x30 && b <= 0x39 { c |= digit }
+        if b >= 0x41 || b == 0x2D || b == 0x27 { c |= word }
+        if b >= 0x41 { c |= wordStart }
+        if isASCIIAlnum(b) { c |= alnum }
+        if b == 0x5C || b == 0x25 || b == 0x2E || b == 0x1F || b == 0x78 || b == 0x2B || b == 0x28 { c |= check }
+        return c
+    }
 }
 
-let spanByteClass: [UInt8] = (0..<256).map { v in
-    let b = UInt8(v)
-    var c: UInt8 = 0
-    if ByteCodecs.isBase64Byte(b) { c |= SpanByteClass.base64 }
-    if hexNibble(b) != nil { c |= SpanByteClass.hex }
-    if b >= 0x30 && b <= 0x39 { c |= SpanByteClass.digit }
-    if b >= 0x41 || b == 0x2D || b == 0x27 { c |= SpanByteClass.word }
-    if b == 0x5C || b == 0x25 || b == 0x2E || b == 0x1F || b == 0x78 { c |= SpanByteClass.special }
-    return c
-}
+/// `SpanByteClass.of` for every byte, in memory that is never freed (a pointer, not an array: no
+/// retain or bounds check in the scan loop). Written once, before first use, then only read.
+nonisolated(unsafe) let spanByteClasses: UnsafePointer<UInt8> = {
+    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    for b in 0..<256 { table[b] = SpanByteClass.of(UInt8(b)) }
+    return UnsafePointer(table)
+}()
