@@ -105,6 +105,25 @@ import MouchardFlow
         }
         #expect(found >= 3)
     }
+
+    @Test func credentialKeysAndTextAreFoundAsByThePlainChecks() {
+        var rng = SplitMix(seed: 7)
+        let kv = Self.matchers[0]
+        let keys = ["password", "passwd", "pwd", "pass", "passcode"]
+        let alphabet = Array("pPaAsSwWdDoOrRcCeE=&x\u{9}\n\r\u{7F}\u{1}é ".utf8)
+        for _ in 0..<2000 {
+            let n = Int(rng.next() % 40)
+            let bytes = (0..<n).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
+            let plain = keys.contains { key in
+                let k = Array(key.utf8)
+                return bytes.count >= k.count && (0...(bytes.count - k.count)).contains { i in (0..<k.count).allSatisfy { foldASCII(bytes[i + $0]) == k[$0] } }
+            }
+            #expect(containsAnyFolded(bytes[...], keys) == plain)
+            #expect(kv.looksLikeText(bytes[...]) == ByteCodecs.looksLikeText(bytes[...]), "\(bytes)")
+        }
+        #expect(containsAnyFolded([0x78][...], ["", "a"]))
+        #expect(!containsAnyFolded([][...], ["a"]))
+    }
 }
 
 /// A small deterministic random generator (tests only).

@@ -122,11 +122,14 @@ public struct KnownValueMatcher: Sendable {
     /// Each run of digits and separators that normalizes to a profile phone number: its first and
     /// last byte index and the targets it stands for. A run starts at a digit, `+` or `(` that does
     /// not follow a letter or digit (after `+` or `(` that does, the letters and digits that follow
-    /// are skipped too); reading resumes where a run stops. The span scan
-    /// (`KnownValueMatcher.spans`) replays these rules inside its own byte loop.
-    func phoneRuns(_ bytes: UnsafeBufferPointer<UInt8>, _ found: (_ start: Int, _ last: Int, _ targets: [Target]) -> Void) {
-        var i = 0
-        let n = bytes.count
+    /// are skipped too); reading resumes where a run stops.
+    /// `from` and `to` read only the runs that start in that range (the span scan reads each
+    /// stretch of digits and separators on its own: how a stretch is read does not depend on what
+    /// comes before the byte before it).
+    func phoneRuns(_ bytes: UnsafeBufferPointer<UInt8>, from: Int = 0, to: Int? = nil,
+                   _ found: (_ start: Int, _ last: Int, _ targets: [Target]) -> Void) {
+        var i = from
+        let n = to ?? bytes.count
         while i < n {
             let b = bytes[i]
             guard b == 0x2B || b == 0x28 || (b >= 0x30 && b <= 0x39) else { i += 1; continue }

@@ -33,22 +33,29 @@ struct RequestInterest {
     }
 }
 
-/// `haystack` holds `needle` (lower-case ASCII) ignoring ASCII case; non-ASCII bytes compare as is.
-func containsFolded(_ haystack: ArraySlice<UInt8>, _ needle: String) -> Bool {
-    var needle = needle
-    return needle.withUTF8 { n in
-        guard let first = n.first else { return true }
-        guard haystack.count >= n.count else { return false }
+/// `haystack` holds one of `needles` (lower-case ASCII) ignoring ASCII case; non-ASCII bytes
+/// compare as is. Only bytes that can start a needle are looked at further.
+func containsAnyFolded(_ haystack: ArraySlice<UInt8>, _ needles: [String]) -> Bool {
+    if needles.contains(where: \.isEmpty) { return true }
+    return withUnsafeTemporaryAllocation(of: Bool.self, capacity: 256) { starts in
+        starts.initialize(repeating: false)
+        for needle in needles {
+            let f = needle.utf8.first!
+            // A folded haystack byte is never an upper-case letter.
+            if f >= 0x61 && f <= 0x7A { starts[Int(f)] = true; starts[Int(f - 0x20)] = true } else if !(f >= 0x41 && f <= 0x5A) { starts[Int(f)] = true }
+        }
         return haystack.withUnsafeBufferPointer { h in
-            var i = 0
-            let last = h.count - n.count
-            while i <= last {
-                if foldASCII(h[i]) == first {
-                    var k = 1
-                    while k < n.count, foldASCII(h[i + k]) == n[k] { k += 1 }
-                    if k == n.count { return true }
+            for i in h.indices where starts[Int(h[i])] {
+                for needle in needles {
+                    var needle = needle
+                    let found = needle.withUTF8 { n in
+                        guard n.count <= h.count - i else { return false }
+                        var k = 0
+                        while k < n.count, foldASCII(h[i + k]) == n[k] { k += 1 }
+                        return k == n.count
+                    }
+                    if found { return true }
                 }
-                i += 1
             }
             return false
         }
@@ -70,7 +77,7 @@ extension KnownValueMatcher {
                   cleartext: Bool) -> RequestInterest {
         var r = RequestInterest()
         if !request.body.isEmpty {
-            if request.headers["Content-Encoding"] != nil || !ByteCodecs.looksLikeText(request.body.prefix(512)) {
+            if request.headers["Content-Encoding"] != nil || !looksLikeText(request.body.prefix(512)) {
                 r.walkAll = true
                 r.body = nil
             } else {
@@ -87,10 +94,7 @@ extension KnownValueMatcher {
             if request.headers["Authorization"] != nil {
                 hasCredentials = true
             } else {
-                let body = request.body.prefix(1 << 16)
-                hasCredentials = passwordKeys.contains { key in
-                    containsFolded(body, key) || containsFolded(target[...], key)
-                }
+                hasCredentials = containsAnyFolded(request.body.prefix(1 << 16), passwordKeys) || containsAnyFolded(target[...], passwordKeys)
             }
             if hasCredentials {
                 r.walkAll = true
@@ -100,12 +104,34 @@ extension KnownValueMatcher {
         return r
     }
 
+    /// `Host` in any case (`b | 0x20` folds exactly the letter's two cases).
     private func skippedForPrefilter(_ name: String) -> Bool {
-        name.utf8.count == 4 && asciiCaseInsensitiveEqualsName(name, "host")
+        guard name.utf8.count == 4 else { return false }
+        var name = name
+        return name.withUTF8 { b in b[0] | 0x20 == 0x68 && b[1] | 0x20 == 0x6F && b[2] | 0x20 == 0x73 && b[3] | 0x20 == 0x74 }
     }
 
-    private func asciiCaseInsensitiveEqualsName(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { foldASCII($0) == foldASCII($1) }
+    /// `ByteCodecs.looksLikeText`, answered 8 bytes at a time when every byte is printable ASCII,
+    /// tab, LF or CR (then it is text); anything else is left to `looksLikeText` itself.
+    func looksLikeText(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let plain = bytes.withUnsafeBufferPointer { b -> Bool in
+            guard let base = b.baseAddress, !b.isEmpty else { return false }
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            var i = 0
+            while i < b.count {
+                if i + 8 <= b.count {
+                    let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                    let below20 = (x &- 0x20 &* ones) & ~x & highs
+                    let del = ((x ^ 0x7F &* ones) &- ones) & ~(x ^ 0x7F &* ones) & highs
+                    if (x & highs) | below20 | del == 0 { i += 8; continue }
+                }
+                let c = b[i]
+                guard (c >= 0x20 && c < 0x7F) || c == 0x09 || c == 0x0A || c == 0x0D else { return false }
+                i += 1
+            }
+            return true
+        }
+        return plain || ByteCodecs.looksLikeText(bytes)
     }
 
     /// The interesting spans of `bytes`, in its own indices, sorted by lower bound.
@@ -117,76 +143,69 @@ extension KnownValueMatcher {
         return out
     }
 
-    /// One pass over the bytes finds every kind of span: the matcher's automaton steps on each
-    /// byte, and a byte-class table says whether the byte continues what the previous one started
-    /// (a base64-alphabet run, a hex run, a digit run, a name-like word) or needs a look of its
-    /// own (`SpanByteClass.check`). Only when the class changes is there more to do: a run that
-    /// ends is checked (long enough? base64-looking, hex text, a scaled coordinate, a name part),
-    /// a digit (or `+`, `(`) that starts a phone-like run has the run read at once, exactly as
-    /// `phoneRuns` reads it. The spans are those of the separate scans this pass replaces
+    /// One pass over the bytes finds every kind of span. Per byte: the matcher's automaton steps,
+    /// and four run lengths move at once, packed in one 64-bit word (`SpanLanes`): base64-alphabet
+    /// run, hex run, name-like word, stretch of digits and phone separators. A byte's entry in
+    /// `spanLaneKeep` keeps the lanes it continues (+1) and clears the others; one test per byte
+    /// tells whether a lane that just ended was long enough to look at (base64 ≥ 12, hex ≥ 8, word
+    /// ≥ the shortest name part, digits and separators ≥ 6 or 9), or whether the byte needs a
+    /// check of its own (`\`, `%`, `.`, 0x1F, `x`). Only then does `laneEvent` run the checks of
+    /// the separate scans this pass replaces, on the run that ended: the spans are the same
     /// (`SpanScanTests` compares them with a plain reference scan).
     private func scanSpans(_ p: UnsafeBufferPointer<UInt8>, base: Int, into out: inout [Range<Int>]) {
         guard let h = p.baseAddress else { return }
         let n = p.count
-        let classOf = spanByteClasses
+        let keepOf = spanLaneKeep
         let automaton = matcher.automaton
         let next = automaton.next, acClassOf = automaton.classOf, accepting = automaton.firstAccepting
-        let names = !namePartLengths.isEmpty
-        let phones = !phoneDigits.isEmpty
-        let coordinates = location != nil
+        var lanes = SpanLanes(p, base: base, namePartLengthBits: namePartLengthBits, namePartLengths: namePartLengths.isEmpty ? 0 : 1,
+                              coordinates: location != nil, phones: !phoneDigits.isEmpty)
+        let bias = lanes.bias, high = SpanLanes.high, ones = SpanLanes.ones
+        var runs: UInt64 = 0
         var state = 0
-        // Class of the previous byte without `check` (so that a `check` byte always differs).
-        var prev: UInt8 = 0
-        var base64Start = 0, hexStart = 0, digitStart = 0
-        var wordStart = -1
-        // The phone reading (see `phoneRuns`) has read up to here.
-        var phoneResume = 0
         var i = 0
         while i < n {
-            let b = h[i]
-            state = Int(next[state &+ Int(acClassOf[Int(b)])])
-            if state >= accepting { matched(state, endingAt: i, h, count: n, base: base, into: &out) }
-            let c = classOf[Int(b)]
-            if c != prev {
-                // Runs that end here: the checks are rare, their length tests are not.
-                let ended = prev & ~c
-                if ended & SpanByteClass.runs != 0 {
-                    if ended & SpanByteClass.base64 != 0, i - base64Start >= 12 { base64RunEnded(p, base64Start, i, base: base, into: &out) }
-                    if ended & SpanByteClass.hex != 0, i - hexStart >= 8 { hexRunEnded(p, hexStart, i, base: base, into: &out) }
-                    if ended & SpanByteClass.digit != 0, coordinates, i - digitStart >= 6, i - digitStart <= 11 {
-                        digitRunEnded(p, digitStart, i, base: base, into: &out)
-                    }
-                }
-                let started = c & ~prev
-                if started & SpanByteClass.base64 != 0 { base64Start = i }
-                if started & SpanByteClass.hex != 0 { hexStart = i }
-                if started & SpanByteClass.digit != 0 {
-                    digitStart = i
-                    // A digit after no letter or digit starts a phone-like run.
-                    if phones, prev & SpanByteClass.alnum == 0, i >= phoneResume { phoneResume = phoneRunAt(p, i, base: base, into: &out) }
-                }
-                // A name-like word starts at a byte >= `A` and goes on while bytes are `word`:
-                // both only happen where the class changes.
-                if wordStart >= 0 {
-                    if c & SpanByteClass.word == 0 {
-                        if hasNamePartLength(i - wordStart) { wordEnded(p, wordStart, i, base: base, into: &out) }
-                        wordStart = -1
-                    }
-                } else if names, c & SpanByteClass.wordStart != 0 {
-                    wordStart = i
-                }
-                if c & SpanByteClass.check != 0 {
-                    checkByte(p, at: i, afterAlnum: prev & SpanByteClass.alnum != 0, phoneResume: &phoneResume, base: base, into: &out)
-                }
-                prev = c & ~SpanByteClass.check
+            // Chunks keep every lane below 0x8000 (see `SpanLanes.rebase`).
+            let chunkEnd = min(n, i + SpanLanes.chunk)
+            while i < chunkEnd {
+                let b = h[i]
+                state = Int(next[state &+ Int(acClassOf[Int(b)])])
+                if state >= accepting { matched(state, endingAt: i, h, count: n, base: base, into: &out) }
+                let keep = keepOf[Int(b)]
+                let ended = runs & ~keep
+                runs = (runs &+ ones) & keep
+                if ((ended &+ bias) | keep) & high != 0 { laneEvent(ended: ended, keep: keep, at: i, &lanes, into: &out) }
+                i += 1
             }
-            i += 1
+            runs = lanes.rebase(runs)
         }
         // The end of the bytes ends every run.
-        if prev & SpanByteClass.base64 != 0, n - base64Start >= 12 { base64RunEnded(p, base64Start, n, base: base, into: &out) }
-        if prev & SpanByteClass.hex != 0, n - hexStart >= 8 { hexRunEnded(p, hexStart, n, base: base, into: &out) }
-        if prev & SpanByteClass.digit != 0, coordinates, n - digitStart >= 6, n - digitStart <= 11 { digitRunEnded(p, digitStart, n, base: base, into: &out) }
-        if wordStart >= 0, hasNamePartLength(n - wordStart) { wordEnded(p, wordStart, n, base: base, into: &out) }
+        if (runs &+ bias) & high != 0 { laneEvent(ended: runs, keep: 0, at: n, &lanes, into: &out) }
+    }
+
+    /// The runs of `ended` stop before `i` (and byte `i`, when `keep` says so, has a check of its own).
+    @inline(never)
+    private func laneEvent(ended: UInt64, keep: UInt64, at i: Int, _ lanes: inout SpanLanes, into out: inout [Range<Int>]) {
+        let p = lanes.p, base = lanes.base
+        if ended & 0xFFFF != 0 {
+            let s = i - lanes.take(ended, 0)
+            if i - s >= 12, base64Suspect(p, s, i) { out.append((base + s)..<(base + i)) }
+        }
+        if (ended >> 16) & 0xFFFF != 0 {
+            let s = i - lanes.take(ended, 1)
+            if i - s >= 8, hexText(p, s, i) { out.append((base + s)..<(base + i)) }
+        }
+        if (ended >> 32) & 0xFFFF != 0 {
+            // A word starts at its first byte >= `A` (not at `-` or `'`).
+            var s = i - lanes.take(ended, 2)
+            while s < i, p[s] < 0x41 { s += 1 }
+            if s < i, hasNamePartLength(i - s), namePartWord(p, s, i) { out.append((base + s)..<(base + i)) }
+        }
+        if ended >> 48 != 0 {
+            let s = i - lanes.take(ended, 3)
+            phoneStretchEnded(p, s, i, base: base, into: &out)
+        }
+        if keep & SpanLanes.check != 0 { checkByte(p, at: i, base: base, into: &out) }
     }
 
     /// The matcher's confirmed matches for the accepting automaton `state` at `i`.
@@ -195,46 +214,9 @@ extension KnownValueMatcher {
         matcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in out.append((base + m.start)..<(base + m.end)) }
     }
 
-    /// A base64-alphabet run of 12 bytes or more ends at `e`: a span when it looks like base64.
-    @inline(never)
-    private func base64RunEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, into out: inout [Range<Int>]) {
-        if base64Suspect(p, s, e) { out.append((base + s)..<(base + e)) }
-    }
-
-    /// A hex run of 8 bytes or more ends at `e`: a span when it decodes to text.
-    @inline(never)
-    private func hexRunEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, into out: inout [Range<Int>]) {
-        if hexText(p, s, e) { out.append((base + s)..<(base + e)) }
-    }
-
-    /// A run of 6 to 11 digits ends at `e`: a span when it is a fixed-point coordinate near the profile's.
-    @inline(never)
-    private func digitRunEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, into out: inout [Range<Int>]) {
-        guard let loc = location else { return }
-        var v = 0
-        for k in s..<e { v = v * 10 + Int(p[k] &- 0x30) }
-        if nearScaled(Double(v), loc) { out.append((base + s)..<(base + e)) }
-    }
-
-    /// A name-like word of a name part's length ends at `e`: a span when it is one.
-    @inline(never)
-    private func wordEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, into out: inout [Range<Int>]) {
-        if namePartWord(p, s, e) { out.append((base + s)..<(base + e)) }
-    }
-
-    /// `phoneRuns`' run at `i`: a span when its digits are a profile phone number; returns where reading resumes.
-    @inline(never)
-    private func phoneRunAt(_ p: UnsafeBufferPointer<UInt8>, _ i: Int, base: Int, into out: inout [Range<Int>]) -> Int {
-        let run = phoneRun(p, from: i)
-        if run.targets != nil { out.append((base + i)..<(base + run.last + 1)) }
-        return run.end
-    }
-
     /// A byte with a check of its own: JSON escapes, percent-escapes, compression magic, decimal
-    /// points (coordinates), `+` and `(` (phone-like runs).
-    @inline(never)
-    private func checkByte(_ p: UnsafeBufferPointer<UInt8>, at i: Int, afterAlnum: Bool, phoneResume: inout Int, base: Int,
-                           into out: inout [Range<Int>]) {
+    /// points (coordinates).
+    func checkByte(_ p: UnsafeBufferPointer<UInt8>, at i: Int, base: Int, into out: inout [Range<Int>]) {
         let n = p.count
         let b = p[i]
         switch b {
@@ -251,14 +233,28 @@ extension KnownValueMatcher {
             }
         case 0x2E:
             if let loc = location, let r = nearCoordinate(p, dot: i, loc) { out.append((base + r.lowerBound)..<(base + r.upperBound)) }
-        case 0x2B, 0x28:
-            guard !phoneDigits.isEmpty, i >= phoneResume else { return }
-            if afterAlnum {
-                phoneResume = Self.endOfAlnumRun(p, from: i + 1)
-            } else {
-                phoneResume = phoneRunAt(p, i, base: base, into: &out)
-            }
         default: break
+        }
+    }
+
+    /// A stretch of digits and phone separators `p[s..<e]` (nothing of the kind around it) ended:
+    /// the phone-like runs `phoneRuns` reads in it, and its digit runs of 6 to 11 digits that are
+    /// fixed-point coordinates near the profile's.
+    func phoneStretchEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, into out: inout [Range<Int>]) {
+        if !phoneDigits.isEmpty, e - s >= 9 {
+            phoneRuns(p, from: s, to: e) { start, last, _ in out.append((base + start)..<(base + last + 1)) }
+        }
+        guard let loc = location else { return }
+        var k = s
+        while k < e {
+            guard p[k] >= 0x30, p[k] <= 0x39 else { k += 1; continue }
+            let d = k
+            var v = 0
+            while k < e, p[k] >= 0x30, p[k] <= 0x39 {
+                if k - d < 12 { v = v * 10 + Int(p[k] - 0x30) }
+                k += 1
+            }
+            if k - d >= 6, k - d <= 11, nearScaled(Double(v), loc) { out.append((base + d)..<(base + k)) }
         }
     }
 
@@ -271,7 +267,8 @@ extension KnownValueMatcher {
             if b >= 0x80 { return true }
             h = (h ^ UInt64(foldASCII(b))) &* 0x100_0000_01b3
         }
-        return namePartHashes.contains(h)
+        for part in namePartHashes where part == h { return true }
+        return false
     }
 
     func base64Suspect(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
@@ -283,6 +280,8 @@ extension KnownValueMatcher {
         for b in run {
             if b >= 0x41 && b <= 0x5A { upper = true } else if b >= 0x61 && b <= 0x7A { lower = true } else if b >= 0x30 && b <= 0x39 { digit = true }
             if hexNibble(b) == nil && b != 0x2D { nonHex = true }
+            // Nothing further can change the answer.
+            if nonHex, upper, lower || digit { return true }
         }
         // Same test as the walk's: not plain hex, and mixing cases or letters and digits.
         return nonHex && ((upper && lower) || (upper && digit) || (lower && digit && upper))
@@ -309,7 +308,16 @@ extension KnownValueMatcher {
         if s > 0, p[s - 1] == 0x2D { s -= 1 }
         var e = dot + 1
         while e < p.count, p[e] >= 0x30, p[e] <= 0x39 { e += 1 }
-        guard e - s >= 3, let n = parseDecimal(UnsafeBufferPointer(rebasing: p[s..<e])) else { return nil }
+        // parseDecimal needs 1 to 3 integer digits and a decimal; a value within 0.05 of a
+        // coordinate has an integer part within (|coordinate| - 1.05, |coordinate| + 0.05):
+        // numbers that cannot be are not parsed.
+        let intStart = p[s] == 0x2D ? s + 1 : s
+        guard e - s >= 3, dot - intStart >= 1, dot - intStart <= 3, e > dot + 1 else { return nil }
+        var integer = 0
+        for k in intStart..<dot { integer = integer * 10 + Int(p[k] - 0x30) }
+        let m = Double(integer)
+        guard (m > abs(loc.latitude) - 1.1 && m < abs(loc.latitude) + 0.1) || (m > abs(loc.longitude) - 1.1 && m < abs(loc.longitude) + 0.1),
+              let n = parseDecimal(UnsafeBufferPointer(rebasing: p[s..<e])) else { return nil }
         return abs(n.value - loc.latitude) < 0.05 || abs(n.value - loc.longitude) < 0.05 ? s..<e : nil
     }
 
@@ -323,39 +331,101 @@ extension KnownValueMatcher {
     }
 }
 
-/// Byte classes for the span scan (bit flags).
-enum SpanByteClass {
-    /// The base64 alphabet (standard and URL-safe).
-    static let base64: UInt8 = 1
-    static let hex: UInt8 = 2
-    static let digit: UInt8 = 4
-    /// Bytes of a name-like word: `A` and above, `-`, `'`.
-    static let word: UInt8 = 8
-    /// Bytes that start a name-like word: `A` and above.
-    static let wordStart: UInt8 = 16
-    static let alnum: UInt8 = 32
-    /// Bytes that start a check of their own: `\`, `%`, `.`, 0x1F, `x`, `+`, `(`.
-    static let check: UInt8 = 64
-    /// The classes whose runs are checked where they end.
-    static let runs: UInt8 = base64 | hex | digit
+/// The four run lengths of the span scan, 16 bits each in one `UInt64`, and what happens when a
+/// run ends: lane 0 base64 alphabet, lane 1 hex digits, lane 2 name-like word (bytes `A` and
+/// above, `-`, `'`), lane 3 digits and phone separators (` `, `-`, `.`, `(`, `)`, `/`, `+`).
+/// Lanes stay below 0x8000, so a lane's length ≥ its threshold T shows as the lane's top bit of
+/// `ended + bias` (bias 0x8000 − T; 0 for a lane nobody looks at).
+struct SpanLanes {
+    static let ones: UInt64 = 0x0001_0001_0001_0001
+    static let high: UInt64 = 0x8000_8000_8000_8000
+    /// Bit 15 of lane 0 of a `spanLaneKeep` entry: the byte has a check of its own.
+    static let check: UInt64 = 0x8000
+    /// Bytes per chunk: a lane grows by at most this much between two `rebase`s.
+    static let chunk = 0x4000
 
-    static func of(_ b: UInt8) -> UInt8 {
-        var c: UInt8 = 0
-        if ByteCodecs.isBase64Byte(b) { c |= base64 }
-        if hexNibble(b) != nil { c |= hex }
-        if b >= 0x30 && b <= 0x39 { c |= digit }
-        if b >= 0x41 || b == 0x2D || b == 0x27 { c |= word }
-        if b >= 0x41 { c |= wordStart }
-        if isASCIIAlnum(b) { c |= alnum }
-        if b == 0x5C || b == 0x25 || b == 0x2E || b == 0x1F || b == 0x78 || b == 0x2B || b == 0x28 { c |= check }
-        return c
+    let p: UnsafeBufferPointer<UInt8>
+    let base: Int
+    let bias: UInt64
+    /// Length of each lane's run beyond its value (set by `rebase` for runs longer than a chunk).
+    var extra: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    /// Some `extra` is not 0.
+    var extended = false
+
+    /// `namePartLengthBits` as in `KnownValueMatcher`; `namePartLengths` is 0 without name parts.
+    init(_ p: UnsafeBufferPointer<UInt8>, base: Int, namePartLengthBits bits: UInt64, namePartLengths: Int, coordinates: Bool, phones: Bool) {
+        self.p = p
+        self.base = base
+        func lane(_ threshold: Int?, _ k: UInt64) -> UInt64 {
+            guard let threshold else { return 0 }
+            return UInt64(0x8000 - min(max(threshold, 1), 0xFF)) << (16 * k)
+        }
+        let shortestPart = bits != 0 ? bits.trailingZeroBitCount : namePartLengths == 0 ? nil : 64
+        let stretch: Int? = coordinates ? 6 : phones ? 9 : nil
+        bias = lane(12, 0) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
+    }
+
+    /// A lane that has grown past 0x4000 is set back to 0x100 (still above every threshold),
+    /// the difference kept in `extra`.
+    @inline(__always)
+    mutating func rebase(_ runs: UInt64) -> UInt64 {
+        var runs = runs
+        for k: UInt64 in 0..<4 {
+            let v = (runs >> (16 * k)) & 0xFFFF
+            if v >= 0x4000 {
+                add(v - 0x100, to: k)
+                runs = runs & ~(0xFFFF << (16 * k)) | (0x100 << (16 * k))
+            }
+        }
+        return runs
+    }
+
+    private mutating func add(_ d: UInt64, to k: UInt64) {
+        extended = true
+        switch k {
+        case 0: extra.0 += d
+        case 1: extra.1 += d
+        case 2: extra.2 += d
+        default: extra.3 += d
+        }
+    }
+
+    /// Length of lane `k`'s run that `ended` holds, and no extra any more for that lane.
+    @inline(__always)
+    mutating func take(_ ended: UInt64, _ k: UInt64) -> Int {
+        let v = (ended >> (16 * k)) & 0xFFFF
+        return extended ? Int(v) + takeExtra(k) : Int(v)
+    }
+
+    private mutating func takeExtra(_ k: UInt64) -> Int {
+        var d: UInt64 = 0
+        switch k {
+        case 0: d = extra.0; extra.0 = 0
+        case 1: d = extra.1; extra.1 = 0
+        case 2: d = extra.2; extra.2 = 0
+        default: d = extra.3; extra.3 = 0
+        }
+        extended = extra != (0, 0, 0, 0)
+        return Int(d)
     }
 }
 
-/// `SpanByteClass.of` for every byte, in memory that is never freed (a pointer, not an array: no
-/// retain or bounds check in the scan loop). Written once, before first use, then only read.
-nonisolated(unsafe) let spanByteClasses: UnsafePointer<UInt8> = {
-    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
-    for b in 0..<256 { table[b] = SpanByteClass.of(UInt8(b)) }
+/// For each byte, the `SpanLanes` it continues (0x7FFF in the lane) and the `check` bit, in memory
+/// that is never freed (a pointer, not an array: no retain or bounds check in the scan loop).
+/// Written once, before first use, then only read.
+nonisolated(unsafe) let spanLaneKeep: UnsafePointer<UInt64> = {
+    let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 256)
+    for v in 0..<256 {
+        let b = UInt8(v)
+        var keep: UInt64 = 0
+        if ByteCodecs.isBase64Byte(b) { keep |= 0x7FFF }
+        if hexNibble(b) != nil { keep |= 0x7FFF << 16 }
+        if b >= 0x41 || b == 0x2D || b == 0x27 { keep |= 0x7FFF << 32 }
+        if (b >= 0x30 && b <= 0x39) || b == 0x20 || b == 0x2D || b == 0x2E || b == 0x28 || b == 0x29 || b == 0x2F || b == 0x2B {
+            keep |= 0x7FFF << 48
+        }
+        if b == 0x5C || b == 0x25 || b == 0x2E || b == 0x1F || b == 0x78 { keep |= SpanLanes.check }
+        table[v] = keep
+    }
     return UnsafePointer(table)
 }()
