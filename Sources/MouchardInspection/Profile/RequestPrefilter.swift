@@ -36,30 +36,42 @@ struct RequestInterest {
 /// `haystack` holds one of `needles` (lower-case ASCII) ignoring ASCII case; non-ASCII bytes
 /// compare as is. Only bytes that can start a needle are looked at further.
 func containsAnyFolded(_ haystack: ArraySlice<UInt8>, _ needles: [String]) -> Bool {
-    if needles.contains(where: \.isEmpty) { return true }
-    return withUnsafeTemporaryAllocation(of: Bool.self, capacity: 256) { starts in
-        starts.initialize(repeating: false)
+    if needles.contains(where: { $0.isEmpty }) { return true }
+    return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 4) { starts in
+        // Bit b: byte b can start a needle (a folded haystack byte is never an upper-case letter).
+        starts.initialize(repeating: 0)
         for needle in needles {
             let f = needle.utf8.first!
-            // A folded haystack byte is never an upper-case letter.
-            if f >= 0x61 && f <= 0x7A { starts[Int(f)] = true; starts[Int(f - 0x20)] = true } else if !(f >= 0x41 && f <= 0x5A) { starts[Int(f)] = true }
+            if f >= 0x41 && f <= 0x5A { continue }
+            starts[Int(f >> 6)] |= 1 << UInt64(f & 63)
+            if f >= 0x61 && f <= 0x7A { starts[Int((f - 0x20) >> 6)] |= 1 << UInt64((f - 0x20) & 63) }
         }
         return haystack.withUnsafeBufferPointer { h in
-            for i in h.indices where starts[Int(h[i])] {
-                for needle in needles {
-                    var needle = needle
-                    let found = needle.withUTF8 { n in
-                        guard n.count <= h.count - i else { return false }
-                        var k = 0
-                        while k < n.count, foldASCII(h[i + k]) == n[k] { k += 1 }
-                        return k == n.count
-                    }
-                    if found { return true }
-                }
+            guard let hp = h.baseAddress, let sp = starts.baseAddress else { return false }
+            let n = h.count
+            var i = 0
+            while i < n {
+                let b = hp[i]
+                if (sp[Int(b >> 6)] >> UInt64(b & 63)) & 1 != 0, matchesAnyFolded(h, at: i, needles) { return true }
+                i += 1
             }
             return false
         }
     }
+}
+
+/// One of `needles` starts at `h[i]`, ignoring ASCII case.
+private func matchesAnyFolded(_ h: UnsafeBufferPointer<UInt8>, at i: Int, _ needles: [String]) -> Bool {
+    for needle in needles where needle.utf8.count <= h.count - i {
+        var k = i
+        var same = true
+        for c in needle.utf8 {
+            if foldASCII(h[k]) != c { same = false; break }
+            k += 1
+        }
+        if same { return true }
+    }
+    return false
 }
 
 /// Some span of `spans` (sorted by lower bound) overlaps `range`.
@@ -160,7 +172,7 @@ extension KnownValueMatcher {
         let next = automaton.next, acClassOf = automaton.classOf, accepting = automaton.firstAccepting
         var lanes = SpanLanes(p, base: base, namePartLengthBits: namePartLengthBits, namePartLengths: namePartLengths.isEmpty ? 0 : 1,
                               coordinates: location != nil, phones: !phoneDigits.isEmpty)
-        let bias = lanes.bias, high = SpanLanes.high, ones = SpanLanes.ones
+        let bias = lanes.bias
         var runs: UInt64 = 0
         var state = 0
         var i = 0
@@ -168,40 +180,65 @@ extension KnownValueMatcher {
             // Chunks keep every lane below 0x8000 (see `SpanLanes.rebase`).
             let chunkEnd = min(n, i + SpanLanes.chunk)
             while i < chunkEnd {
-                let b = h[i]
-                state = Int(next[state &+ Int(acClassOf[Int(b)])])
+                let r = Self.bytesUntilEvent(h, from: i, to: chunkEnd, state: state, runs: runs, next: next, acClassOf: acClassOf,
+                                             accepting: accepting, keepOf: keepOf, bias: bias)
+                i = r.i
+                state = r.state
+                runs = r.runs
+                guard i < chunkEnd else { break }
                 if state >= accepting { matched(state, endingAt: i, h, count: n, base: base, into: &out) }
-                let keep = keepOf[Int(b)]
-                let ended = runs & ~keep
-                runs = (runs &+ ones) & keep
-                if ((ended &+ bias) | keep) & high != 0 { laneEvent(ended: ended, keep: keep, at: i, &lanes, into: &out) }
+                if ((r.ended &+ bias) | r.keep) & SpanLanes.high != 0 { laneEvent(ended: r.ended, keep: r.keep, at: i, &lanes, into: &out) }
                 i += 1
             }
             runs = lanes.rebase(runs)
         }
         // The end of the bytes ends every run.
-        if (runs &+ bias) & high != 0 { laneEvent(ended: runs, keep: 0, at: n, &lanes, into: &out) }
+        if (runs &+ bias) & SpanLanes.high != 0 { laneEvent(ended: runs, keep: 0, at: n, &lanes, into: &out) }
+    }
+
+    /// The byte loop of `scanSpans`, from `i` up to the first byte with something to do (an
+    /// accepting automaton state, a lane event) or `end`: that byte's index, the automaton state
+    /// and lanes after it, the lanes it ended and its `spanLaneKeep` entry. A function of its own
+    /// without calls, so that all its values stay in registers.
+    @inline(never)
+    private static func bytesUntilEvent(_ h: UnsafePointer<UInt8>, from i: Int, to end: Int, state: Int, runs: UInt64,
+                                        next: UnsafePointer<Int32>, acClassOf: UnsafePointer<UInt8>, accepting: Int,
+                                        keepOf: UnsafePointer<UInt64>, bias: UInt64)
+        -> (i: Int, state: Int, runs: UInt64, ended: UInt64, keep: UInt64) {
+        var i = i, state = state, runs = runs
+        while i < end {
+            let b = h[i]
+            state = Int(next[state &+ Int(acClassOf[Int(b)])])
+            let keep = keepOf[Int(b)]
+            let ended = runs & ~keep
+            runs = (runs &+ SpanLanes.ones) & keep
+            if state >= accepting || ((ended &+ bias) | keep) & SpanLanes.high != 0 { return (i, state, runs, ended, keep) }
+            i &+= 1
+        }
+        return (i, state, runs, 0, 0)
     }
 
     /// The runs of `ended` stop before `i` (and byte `i`, when `keep` says so, has a check of its own).
     @inline(never)
     private func laneEvent(ended: UInt64, keep: UInt64, at i: Int, _ lanes: inout SpanLanes, into out: inout [Range<Int>]) {
         let p = lanes.p, base = lanes.base
-        if ended & 0xFFFF != 0 {
+        // The lanes whose run reached its threshold (a lane with an `extra` always has).
+        let over = (ended &+ lanes.bias) & SpanLanes.high
+        if over & 0x8000 != 0 {
             let s = i - lanes.take(ended, 0)
-            if i - s >= 12, base64Suspect(p, s, i) { out.append((base + s)..<(base + i)) }
+            if base64Suspect(p, s, i) { out.append((base + s)..<(base + i)) }
         }
-        if (ended >> 16) & 0xFFFF != 0 {
+        if over & 0x8000_0000 != 0 {
             let s = i - lanes.take(ended, 1)
-            if i - s >= 8, hexText(p, s, i) { out.append((base + s)..<(base + i)) }
+            if hexText(p, s, i) { out.append((base + s)..<(base + i)) }
         }
-        if (ended >> 32) & 0xFFFF != 0 {
+        if over & 0x8000_0000_0000 != 0 {
             // A word starts at its first byte >= `A` (not at `-` or `'`).
             var s = i - lanes.take(ended, 2)
             while s < i, p[s] < 0x41 { s += 1 }
             if s < i, hasNamePartLength(i - s), namePartWord(p, s, i) { out.append((base + s)..<(base + i)) }
         }
-        if ended >> 48 != 0 {
+        if over & 0x8000_0000_0000_0000 != 0 {
             let s = i - lanes.take(ended, 3)
             phoneStretchEnded(p, s, i, base: base, into: &out)
         }
@@ -241,10 +278,8 @@ extension KnownValueMatcher {
     /// the phone-like runs `phoneRuns` reads in it, and its digit runs of 6 to 11 digits that are
     /// fixed-point coordinates near the profile's.
     func phoneStretchEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, into out: inout [Range<Int>]) {
-        if !phoneDigits.isEmpty, e - s >= 9 {
-            phoneRuns(p, from: s, to: e) { start, last, _ in out.append((base + start)..<(base + last + 1)) }
-        }
-        guard let loc = location else { return }
+        // Its digit runs: fixed-point coordinates of 6 to 11 digits.
+        var digits = 0
         var k = s
         while k < e {
             guard p[k] >= 0x30, p[k] <= 0x39 else { k += 1; continue }
@@ -254,7 +289,12 @@ extension KnownValueMatcher {
                 if k - d < 12 { v = v * 10 + Int(p[k] - 0x30) }
                 k += 1
             }
-            if k - d >= 6, k - d <= 11, nearScaled(Double(v), loc) { out.append((base + d)..<(base + k)) }
+            digits += k - d
+            if k - d >= 6, k - d <= 11, let loc = location, nearScaled(Double(v), loc) { out.append((base + d)..<(base + k)) }
+        }
+        // A phone-like run has 8 digits and a separator.
+        if !phoneDigits.isEmpty, digits >= 8, digits < e - s {
+            phoneRuns(p, from: s, to: e) { start, last, _ in out.append((base + start)..<(base + last + 1)) }
         }
     }
 
@@ -276,15 +316,10 @@ extension KnownValueMatcher {
     }
 
     func base64Suspect<C: Collection>(_ run: C) -> Bool where C.Element == UInt8 {
-        var upper = false, lower = false, digit = false, nonHex = false
-        for b in run {
-            if b >= 0x41 && b <= 0x5A { upper = true } else if b >= 0x61 && b <= 0x7A { lower = true } else if b >= 0x30 && b <= 0x39 { digit = true }
-            if hexNibble(b) == nil && b != 0x2D { nonHex = true }
-            // Nothing further can change the answer.
-            if nonHex, upper, lower || digit { return true }
-        }
         // Same test as the walk's: not plain hex, and mixing cases or letters and digits.
-        return nonHex && ((upper && lower) || (upper && digit) || (lower && digit && upper))
+        var seen: UInt8 = 0
+        for b in run { seen |= base64SuspectClass[Int(b)] }
+        return seen & Base64SuspectClass.nonHex != 0 && seen & Base64SuspectClass.upper != 0 && seen & (Base64SuspectClass.lower | Base64SuspectClass.digit) != 0
     }
 
     /// Hex digits that decode to text: what `Walker.tryHex` would decode and walk further.
@@ -426,6 +461,28 @@ nonisolated(unsafe) let spanLaneKeep: UnsafePointer<UInt64> = {
         }
         if b == 0x5C || b == 0x25 || b == 0x2E || b == 0x1F || b == 0x78 { keep |= SpanLanes.check }
         table[v] = keep
+    }
+    return UnsafePointer(table)
+}()
+
+/// What `KnownValueMatcher.base64Suspect` notes of each byte (bit flags).
+enum Base64SuspectClass {
+    static let upper: UInt8 = 1
+    static let lower: UInt8 = 2
+    static let digit: UInt8 = 4
+    /// Neither a hex digit nor `-`.
+    static let nonHex: UInt8 = 8
+}
+
+/// `Base64SuspectClass` of every byte (never freed; written once, before first use, then only read).
+nonisolated(unsafe) let base64SuspectClass: UnsafePointer<UInt8> = {
+    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    for v in 0..<256 {
+        let b = UInt8(v)
+        var c: UInt8 = 0
+        if b >= 0x41 && b <= 0x5A { c |= Base64SuspectClass.upper } else if b >= 0x61 && b <= 0x7A { c |= Base64SuspectClass.lower } else if b >= 0x30 && b <= 0x39 { c |= Base64SuspectClass.digit }
+        if hexNibble(b) == nil && b != 0x2D { c |= Base64SuspectClass.nonHex }
+        table[v] = c
     }
     return UnsafePointer(table)
 }()
