@@ -90,33 +90,39 @@ public struct MultiPatternMatcher: Sendable {
         let n = haystack.count
         guard n > 0, !patterns.isEmpty, let h = haystack.baseAddress else { return }
         let a = automaton
-        var s = 0
+        var s = a.start
         for i in 0..<n {
-            s = Int(a.next[s &+ Int(a.classOf[Int(h[i])])])
+            s = a.step(s, h[i])
             if s >= a.firstAccepting { confirmMatches(state: s, endingAt: i, in: h, count: n, body) }
         }
     }
 
-    /// The automaton as raw pointers, for a scanner that runs the matcher's step inside its own
-    /// byte loop (the profile's span scan): `state = next[state + classOf[byte]]` from state 0,
-    /// and a state `>= firstAccepting` ends some pattern prefix: pass it to `confirmMatches`.
-    /// The pointers live as long as this matcher.
+    /// The automaton as one raw pointer, for a scanner that runs the matcher's step inside its
+    /// own byte loop (the profile's span scan): `state = step(state, byte)` from `start`, and a
+    /// state `>= firstAccepting` ends some pattern prefix: pass it to `confirmMatches`. The
+    /// memory lives as long as this matcher.
     struct Automaton {
-        /// Transitions; states are premultiplied by the class count (a state is a row offset).
-        let next: UnsafePointer<Int32>
-        let classOf: UnsafePointer<UInt8>
+        /// Byte classes (256 bytes), then the transitions (see `Tables`).
+        let base: UnsafeRawPointer
+        let start: Int
         /// States from here on (the last rows) end a pattern prefix.
         let firstAccepting: Int
+
+        @inline(__always)
+        func step(_ state: Int, _ byte: UInt8) -> Int {
+            let c = Int(base.load(fromByteOffset: Int(byte), as: UInt8.self))
+            return Int(base.load(fromByteOffset: state &+ c &* 4, as: Int32.self))
+        }
     }
 
     var automaton: Automaton {
-        Automaton(next: tables.table, classOf: tables.classOf, firstAccepting: tables.firstAccepting)
+        Automaton(base: UnsafeRawPointer(tables.memory), start: Tables.classBytes, firstAccepting: tables.firstAccepting)
     }
 
     /// The confirmed matches of the prefixes that accepting `state` ends at haystack index `i`.
     func confirmMatches(state: Int, endingAt i: Int, in h: UnsafePointer<UInt8>, count n: Int, _ body: (Match) -> Void) {
         let t = tables
-        let row = state / t.classCount
+        let row = (state - Tables.classBytes) / (4 * t.classCount)
         for j in Int(t.outStart[row])..<Int(t.outStart[row + 1]) {
             let pi = Int(t.outList[j])
             let start = i + 1 - min(Int(t.patLength[pi]), prefixLength)
@@ -131,17 +137,17 @@ public struct MultiPatternMatcher: Sendable {
         return out
     }
 
-    /// The compiled automaton in flat, manually managed memory: the scan loop touches only raw
-    /// pointers (no array bounds checks, retains or closures per byte). Immutable after init.
-    /// States are renumbered so that those ending a pattern prefix come last (one comparison per
-    /// byte tells whether to look for matches), and stored premultiplied by the class count (a
-    /// state is the offset of its row: no multiplication per byte).
+    /// The compiled automaton in flat, manually managed memory: the scan loop touches only one
+    /// raw pointer (no array bounds checks, retains or closures per byte). Immutable after init.
+    /// `memory` holds the byte classes (256 bytes), then the transitions, a row of `Int32` per
+    /// state. States are renumbered so that those ending a pattern prefix come last (one
+    /// comparison per byte tells whether to look for matches), and a state is the byte offset of
+    /// its row in `memory` (no multiplication per byte, one pointer for classes and rows).
     private final class Tables: @unchecked Sendable {
-        let classOf: UnsafeMutablePointer<UInt8>
+        static let classBytes = 256
+        let memory: UnsafeMutableRawPointer
         let classCount: Int
-        /// Row offset → next row offset, by byte class.
-        let table: UnsafeMutablePointer<Int32>
-        /// Row offsets from here on end a pattern prefix.
+        /// States from here on end a pattern prefix.
         let firstAccepting: Int
         /// By row (state) number: where its outputs start in `outList`.
         let outStart: UnsafeMutablePointer<Int32>
@@ -155,9 +161,8 @@ public struct MultiPatternMatcher: Sendable {
         init(classOf: [UInt8], classCount: Int, goto: [[Int32]], outputs: [[Int32]], patterns: [Pattern]) {
             self.classCount = classCount
             self.stateCount = goto.count
-            // The table holds states × classes entries: if that did not fit an Int32 the table
-            // alone would take more than 8 GB, so premultiplied offsets always fit.
-            precondition(goto.count * classCount < Int(Int32.max), "automaton too large")
+            // Row offsets must fit an Int32: past that the table alone would take 2 GB.
+            precondition(Self.classBytes + 4 * goto.count * classCount < Int(Int32.max), "automaton too large")
             // New numbers: states without outputs first (the root, without outputs, stays 0).
             var renumbered = [Int](repeating: 0, count: goto.count)
             var order: [Int] = []
@@ -165,12 +170,13 @@ public struct MultiPatternMatcher: Sendable {
             for s in goto.indices where outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
             let accepting = order.count
             for s in goto.indices where !outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
-            self.firstAccepting = accepting * classCount
-            self.classOf = .allocate(capacity: 256)
-            self.classOf.initialize(from: classOf, count: 256)
-            self.table = .allocate(capacity: max(1, goto.count * classCount))
+            func offset(_ row: Int) -> Int { Self.classBytes + 4 * row * classCount }
+            self.firstAccepting = offset(accepting)
+            self.memory = .allocate(byteCount: offset(goto.count), alignment: 4)
+            memory.initializeMemory(as: UInt8.self, from: classOf, count: 256)
+            let table = (memory + Self.classBytes).bindMemory(to: Int32.self, capacity: goto.count * classCount)
             for (row, s) in order.enumerated() {
-                for c in 0..<classCount { table[row * classCount + c] = Int32(renumbered[Int(goto[s][c])] * classCount) }
+                for c in 0..<classCount { table[row * classCount + c] = Int32(offset(renumbered[Int(goto[s][c])])) }
             }
             let totalOut = outputs.reduce(0) { $0 + $1.count }
             self.outStart = .allocate(capacity: outputs.count + 1)
@@ -199,7 +205,7 @@ public struct MultiPatternMatcher: Sendable {
         }
 
         deinit {
-            classOf.deallocate(); table.deallocate(); outStart.deallocate(); outList.deallocate()
+            memory.deallocate(); outStart.deallocate(); outList.deallocate()
             patBytes.deallocate(); patStart.deallocate(); patLength.deallocate(); patFlags.deallocate()
         }
 

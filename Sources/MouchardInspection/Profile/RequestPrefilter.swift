@@ -169,19 +169,19 @@ extension KnownValueMatcher {
         let n = p.count
         let keepOf = spanLaneKeep
         let automaton = matcher.automaton
-        let next = automaton.next, acClassOf = automaton.classOf, accepting = automaton.firstAccepting
+        let accepting = automaton.firstAccepting
         var lanes = SpanLanes(p, base: base, namePartLengthBits: namePartLengthBits, namePartLengths: namePartLengths.isEmpty ? 0 : 1,
                               coordinates: location != nil, phones: !phoneDigits.isEmpty)
         let bias = lanes.bias
         var runs: UInt64 = 0
-        var state = 0
+        var state = automaton.start
         var i = 0
         while i < n {
             // Chunks keep every lane below 0x8000 (see `SpanLanes.rebase`).
             let chunkEnd = min(n, i + SpanLanes.chunk)
             while i < chunkEnd {
-                let r = Self.bytesUntilEvent(h, from: i, to: chunkEnd, state: state, runs: runs, next: next, acClassOf: acClassOf,
-                                             accepting: accepting, keepOf: keepOf, bias: bias)
+                let r = Self.bytesUntilEvent(h, from: i, to: chunkEnd, state: state, runs: runs, automaton: automaton,
+                                             keepOf: keepOf, bias: bias)
                 i = r.i
                 state = r.state
                 runs = r.runs
@@ -190,7 +190,7 @@ extension KnownValueMatcher {
                 if ((r.ended &+ bias) | r.keep) & SpanLanes.high != 0 { laneEvent(ended: r.ended, keep: r.keep, at: i, &lanes, into: &out) }
                 i += 1
             }
-            runs = lanes.rebase(runs)
+            if i < n { runs = lanes.rebase(runs) }
         }
         // The end of the bytes ends every run.
         if (runs &+ bias) & SpanLanes.high != 0 { laneEvent(ended: runs, keep: 0, at: n, &lanes, into: &out) }
@@ -202,16 +202,18 @@ extension KnownValueMatcher {
     /// without calls, so that all its values stay in registers.
     @inline(never)
     private static func bytesUntilEvent(_ h: UnsafePointer<UInt8>, from i: Int, to end: Int, state: Int, runs: UInt64,
-                                        next: UnsafePointer<Int32>, acClassOf: UnsafePointer<UInt8>, accepting: Int,
-                                        keepOf: UnsafePointer<UInt64>, bias: UInt64)
+                                        automaton: MultiPatternMatcher.Automaton, keepOf: UnsafePointer<UInt64>, bias: UInt64)
         -> (i: Int, state: Int, runs: UInt64, ended: UInt64, keep: UInt64) {
         var i = i, state = state, runs = runs
+        let accepting = automaton.firstAccepting
         while i < end {
             let b = h[i]
-            state = Int(next[state &+ Int(acClassOf[Int(b)])])
-            let keep = keepOf[Int(b)]
-            let ended = runs & ~keep
-            runs = (runs &+ SpanLanes.ones) & keep
+            state = automaton.step(state, b)
+            // Entries: what the byte keeps, what it adds (1 in the lanes it keeps), what it ends.
+            let entry = keepOf + 4 &* Int(b)
+            let keep = entry[0]
+            let ended = runs & entry[2]
+            runs = (runs & keep) &+ entry[1]
             if state >= accepting || ((ended &+ bias) | keep) & SpanLanes.high != 0 { return (i, state, runs, ended, keep) }
             i &+= 1
         }
@@ -445,11 +447,12 @@ struct SpanLanes {
     }
 }
 
-/// For each byte, the `SpanLanes` it continues (0x7FFF in the lane) and the `check` bit, in memory
-/// that is never freed (a pointer, not an array: no retain or bounds check in the scan loop).
-/// Written once, before first use, then only read.
+/// For each byte, 4 words: the `SpanLanes` it continues (0x7FFF in the lane) and the `check` bit;
+/// the same lanes with 1 in each (what the byte adds to them); the lanes it ends (0xFFFF); 0. In
+/// memory that is never freed (a pointer, not an array: no retain or bounds check in the scan
+/// loop). Written once, before first use, then only read.
 nonisolated(unsafe) let spanLaneKeep: UnsafePointer<UInt64> = {
-    let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 256)
+    let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 4 * 256)
     for v in 0..<256 {
         let b = UInt8(v)
         var keep: UInt64 = 0
@@ -460,7 +463,10 @@ nonisolated(unsafe) let spanLaneKeep: UnsafePointer<UInt64> = {
             keep |= 0x7FFF << 48
         }
         if b == 0x5C || b == 0x25 || b == 0x2E || b == 0x1F || b == 0x78 { keep |= SpanLanes.check }
-        table[v] = keep
+        table[4 * v] = keep
+        table[4 * v + 1] = keep & SpanLanes.ones
+        table[4 * v + 2] = ~keep
+        table[4 * v + 3] = 0
     }
     return UnsafePointer(table)
 }()
