@@ -278,7 +278,10 @@ extension KnownValueMatcher {
 
     /// A stretch of digits and phone separators `p[s..<e]` (nothing of the kind around it) ended:
     /// the phone-like runs `phoneRuns` reads in it, and its digit runs of 6 to 11 digits that are
-    /// fixed-point coordinates near the profile's.
+    /// fixed-point coordinates near the profile's. Reading the stretch alone gives the runs of
+    /// reading the whole part: a run holds only stretch bytes, and the reading at the stretch's
+    /// first byte depends only on the byte before it (after a letter, digits are skipped whether
+    /// the reading was skipping a letter-and-digit run or not; after anything else it is idle).
     func phoneStretchEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, into out: inout [Range<Int>]) {
         // Its digit runs: fixed-point coordinates of 6 to 11 digits.
         var digits = 0
@@ -370,7 +373,9 @@ extension KnownValueMatcher {
 
 /// The four run lengths of the span scan, 16 bits each in one `UInt64`, and what happens when a
 /// run ends: lane 0 base64 alphabet, lane 1 hex digits, lane 2 name-like word (bytes `A` and
-/// above, `-`, `'`), lane 3 digits and phone separators (` `, `-`, `.`, `(`, `)`, `/`, `+`).
+/// above, `-`, `'`; the word itself starts at its first byte >= `A`), lane 3 digits and phone
+/// separators (` `, `-`, `.`, `(`, `)`, `/`, `+`). Digit runs (fixed-point coordinates) have no
+/// lane: they are read in the stretch that holds them, when it ends.
 /// Lanes stay below 0x8000, so a lane's length ≥ its threshold T shows as the lane's top bit of
 /// `ended + bias` (bias 0x8000 − T; 0 for a lane nobody looks at).
 struct SpanLanes {
