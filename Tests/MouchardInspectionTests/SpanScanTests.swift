@@ -109,9 +109,10 @@ import MouchardFlow
     @Test func credentialKeysAndTextAreFoundAsByThePlainChecks() {
         var rng = SplitMix(seed: 7)
         let kv = Self.matchers[0]
-        let keys = ["password", "passwd", "pwd", "pass", "passcode"]
-        let alphabet = Array("pPaAsSwWdDoOrRcCeE=&x\u{9}\n\r\u{7F}\u{1}é ".utf8)
-        for _ in 0..<2000 {
+        let alphabet = Array("pPaAsSwWdDoOrRcCeEiInNtT=&x\u{9}\n\r\u{7F}\u{1}é ".utf8)
+        for round in 0..<3000 {
+            let keys = round % 3 == 0 ? ["password", "passwd", "pwd", "pass", "passcode", "passphrase", "pin", "secret"]
+                : round % 3 == 1 ? ["x", "se"] : ["é", "Pw", "ss"]
             let n = Int(rng.next() % 40)
             let bytes = (0..<n).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
             let plain = keys.contains { key in

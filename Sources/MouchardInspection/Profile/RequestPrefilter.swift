@@ -37,22 +37,33 @@ struct RequestInterest {
 /// compare as is. Only bytes that can start a needle are looked at further.
 func containsAnyFolded(_ haystack: ArraySlice<UInt8>, _ needles: [String]) -> Bool {
     if needles.contains(where: { $0.isEmpty }) { return true }
-    return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 4) { starts in
-        // Bit b: byte b can start a needle (a folded haystack byte is never an upper-case letter).
-        starts.initialize(repeating: 0)
+    return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 8) { masks in
+        // Bit b of the first 4 words: byte b can start a needle (a folded haystack byte is never
+        // an upper-case letter); of the last 4: folded byte b can come second (all bits when a
+        // needle has one byte).
+        masks.initialize(repeating: 0)
         for needle in needles {
-            let f = needle.utf8.first!
+            var bytes = needle.utf8.makeIterator()
+            let f = bytes.next()!
             if f >= 0x41 && f <= 0x5A { continue }
-            starts[Int(f >> 6)] |= 1 << UInt64(f & 63)
-            if f >= 0x61 && f <= 0x7A { starts[Int((f - 0x20) >> 6)] |= 1 << UInt64((f - 0x20) & 63) }
+            masks[Int(f >> 6)] |= 1 << UInt64(f & 63)
+            if f >= 0x61 && f <= 0x7A { masks[Int((f - 0x20) >> 6)] |= 1 << UInt64((f - 0x20) & 63) }
+            if let second = bytes.next() {
+                masks[4 + Int(second >> 6)] |= 1 << UInt64(second & 63)
+            } else {
+                for k in 4..<8 { masks[k] = ~0 }
+            }
         }
         return haystack.withUnsafeBufferPointer { h in
-            guard let hp = h.baseAddress, let sp = starts.baseAddress else { return false }
+            guard let hp = h.baseAddress, let m = masks.baseAddress else { return false }
             let n = h.count
             var i = 0
             while i < n {
                 let b = hp[i]
-                if (sp[Int(b >> 6)] >> UInt64(b & 63)) & 1 != 0, matchesAnyFolded(h, at: i, needles) { return true }
+                if (m[Int(b >> 6)] >> UInt64(b & 63)) & 1 != 0 {
+                    let c = i + 1 < n ? foldASCII(hp[i + 1]) : 0
+                    if (i + 1 == n || (m[4 + Int(c >> 6)] >> UInt64(c & 63)) & 1 != 0), matchesAnyFolded(h, at: i, needles) { return true }
+                }
                 i += 1
             }
             return false
