@@ -317,12 +317,15 @@ extension KnownValueMatcher {
     /// The word `p[s..<e]` is (folded) a part of a profile name; non-ASCII words of a part's length always count.
     func namePartWord(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
         guard hasNamePartLength(e - s) else { return false }
+        let fold = asciiFold
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        var bits: UInt8 = 0
         for k in s..<e {
             let b = p[k]
-            if b >= 0x80 { return true }
-            h = (h ^ UInt64(foldASCII(b))) &* 0x100_0000_01b3
+            bits |= b
+            h = (h ^ UInt64(fold[Int(b)])) &* 0x100_0000_01b3
         }
+        if bits >= 0x80 { return true }
         for part in namePartHashes where part == h { return true }
         return false
     }
@@ -506,5 +509,12 @@ nonisolated(unsafe) let base64SuspectClass: UnsafePointer<UInt8> = {
         if hexNibble(b) == nil && b != 0x2D { c |= Base64SuspectClass.nonHex }
         table[v] = c
     }
+    return UnsafePointer(table)
+}()
+
+/// `foldASCII` of every byte (never freed; written once, before first use, then only read).
+nonisolated(unsafe) let asciiFold: UnsafePointer<UInt8> = {
+    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    for b in 0..<256 { table[b] = foldASCII(UInt8(b)) }
     return UnsafePointer(table)
 }()
