@@ -172,9 +172,9 @@ extension KnownValueMatcher {
     /// `spanLaneKeep` keeps the lanes it continues (+1) and clears the others; one test per byte
     /// tells whether a lane that just ended was long enough to look at (base64 ≥ 12, hex ≥ 8, word
     /// ≥ the shortest name part, digits and separators ≥ 6 or 9), or whether the byte needs a
-    /// check of its own (`\`, `%`, `.`, 0x1F, `x`). Only then does `laneEvent` run the checks of
-    /// the separate scans this pass replaces, on the run that ended: the spans are the same
-    /// (`SpanScanTests` compares them with a plain reference scan).
+    /// check of its own (`\`, `%`, `.`, the second byte of compression magic). Only then does
+    /// `laneEvent` run the checks of the separate scans this pass replaces, on the run that
+    /// ended: the spans are the same (`SpanScanTests` compares them with a plain reference scan).
     private func scanSpans(_ p: UnsafeBufferPointer<UInt8>, base: Int, into out: inout [Range<Int>]) {
         guard let h = p.baseAddress else { return }
         let n = p.count
@@ -273,13 +273,12 @@ extension KnownValueMatcher {
         case 0x5C: out.append((base + i)..<(base + i + 1)) // JSON escapes (\u00e9, \/)
         case 0x25:
             if i + 2 < n, hexNibble(p[i + 1]) != nil, hexNibble(p[i + 2]) != nil { out.append((base + i)..<(base + i + 3)) }
-        case 0x1F, 0x78:
-            // Compressed data (gzip, zlib) inside a value: the walk inflates it.
-            if i + 1 < n {
-                let next = p[i + 1]
-                if (b == 0x1F && next == 0x8B) || (b == 0x78 && (next == 0x01 || next == 0x5E || next == 0x9C || next == 0xDA)) {
-                    out.append((base + i)..<(base + i + 2))
-                }
+        case 0x8B, 0x01, 0x5E, 0x9C, 0xDA:
+            // Compressed data (gzip, zlib) inside a value: the walk inflates it. The magic is
+            // checked at its second byte, rarer in text than `x`.
+            if i > 0 {
+                let first = p[i - 1]
+                if (b == 0x8B && first == 0x1F) || (b != 0x8B && first == 0x78) { out.append((base + i - 1)..<(base + i + 1)) }
             }
         case 0x2E:
             if let loc = location, let r = nearCoordinate(p, dot: i, loc) { out.append((base + r.lowerBound)..<(base + r.upperBound)) }
@@ -481,7 +480,7 @@ nonisolated(unsafe) let spanLaneKeep: UnsafePointer<UInt64> = {
         if (b >= 0x30 && b <= 0x39) || b == 0x20 || b == 0x2D || b == 0x2E || b == 0x28 || b == 0x29 || b == 0x2F || b == 0x2B {
             keep |= 0x7FFF << 48
         }
-        if b == 0x5C || b == 0x25 || b == 0x2E || b == 0x1F || b == 0x78 { keep |= SpanLanes.check }
+        if b == 0x5C || b == 0x25 || b == 0x2E || b == 0x8B || b == 0x01 || b == 0x5E || b == 0x9C || b == 0xDA { keep |= SpanLanes.check }
         table[4 * v] = keep
         table[4 * v + 1] = keep & SpanLanes.ones
         table[4 * v + 2] = ~keep
