@@ -89,20 +89,44 @@ public struct MultiPatternMatcher: Sendable {
     public func forEachMatch(in haystack: UnsafeBufferPointer<UInt8>, _ body: (Match) -> Void) {
         let n = haystack.count
         guard n > 0, !patterns.isEmpty, let h = haystack.baseAddress else { return }
-        let t = tables
-        let table = t.table, classOf = t.classOf, outStart = t.outStart, outList = t.outList
-        let k = t.classCount
-        var s = 0
+        let a = automaton
+        var s = a.start
         for i in 0..<n {
-            s = Int(table[s &* k &+ Int(classOf[Int(h[i])])])
-            let o = Int(outStart[s]), e = Int(outStart[s + 1])
-            if o != e {
-                for j in o..<e {
-                    let pi = Int(outList[j])
-                    let start = i + 1 - min(Int(t.patLength[pi]), prefixLength)
-                    if let m = t.confirm(pi, start: start, prefixLength: prefixLength, in: h, count: n) { body(m) }
-                }
-            }
+            s = a.step(s, h[i])
+            if s >= a.firstAccepting { confirmMatches(state: s, endingAt: i, in: h, count: n, body) }
+        }
+    }
+
+    /// The automaton as one raw pointer, for a scanner that runs the matcher's step inside its
+    /// own byte loop (the profile's span scan): `state = step(state, byte)` from `start`, and a
+    /// state `>= firstAccepting` ends some pattern prefix: pass it to `confirmMatches`. The
+    /// memory lives as long as this matcher.
+    struct Automaton {
+        /// Byte classes (256 bytes), then the transitions (see `Tables`).
+        let base: UnsafeRawPointer
+        let start: Int
+        /// States from here on (the last rows) end a pattern prefix.
+        let firstAccepting: Int
+
+        @inline(__always)
+        func step(_ state: Int, _ byte: UInt8) -> Int {
+            let c = Int(base.load(fromByteOffset: Int(byte), as: UInt8.self))
+            return Int(base.load(fromByteOffset: state &+ c &* 4, as: Int32.self))
+        }
+    }
+
+    var automaton: Automaton {
+        Automaton(base: UnsafeRawPointer(tables.memory), start: Tables.classBytes, firstAccepting: tables.firstAccepting)
+    }
+
+    /// The confirmed matches of the prefixes that accepting `state` ends at haystack index `i`.
+    func confirmMatches(state: Int, endingAt i: Int, in h: UnsafePointer<UInt8>, count n: Int, _ body: (Match) -> Void) {
+        let t = tables
+        let row = (state - Tables.classBytes) / (4 * t.classCount)
+        for j in Int(t.outStart[row])..<Int(t.outStart[row + 1]) {
+            let pi = Int(t.outList[j])
+            let start = i + 1 - min(Int(t.patLength[pi]), prefixLength)
+            if let m = t.confirm(pi, start: start, prefixLength: prefixLength, in: h, count: n) { body(m) }
         }
     }
 
@@ -113,12 +137,19 @@ public struct MultiPatternMatcher: Sendable {
         return out
     }
 
-    /// The compiled automaton in flat, manually managed memory: the scan loop touches only raw
-    /// pointers (no array bounds checks, retains or closures per byte). Immutable after init.
+    /// The compiled automaton in flat, manually managed memory: the scan loop touches only one
+    /// raw pointer (no array bounds checks, retains or closures per byte). Immutable after init.
+    /// `memory` holds the byte classes (256 bytes), then the transitions, a row of `Int32` per
+    /// state. States are renumbered so that those ending a pattern prefix come last (one
+    /// comparison per byte tells whether to look for matches), and a state is the byte offset of
+    /// its row in `memory` (no multiplication per byte, one pointer for classes and rows).
     private final class Tables: @unchecked Sendable {
-        let classOf: UnsafeMutablePointer<UInt8>
+        static let classBytes = 256
+        let memory: UnsafeMutableRawPointer
         let classCount: Int
-        let table: UnsafeMutablePointer<Int32>
+        /// States from here on end a pattern prefix.
+        let firstAccepting: Int
+        /// By row (state) number: where its outputs start in `outList`.
         let outStart: UnsafeMutablePointer<Int32>
         let outList: UnsafeMutablePointer<Int32>
         let patBytes: UnsafeMutablePointer<UInt8>
@@ -130,16 +161,30 @@ public struct MultiPatternMatcher: Sendable {
         init(classOf: [UInt8], classCount: Int, goto: [[Int32]], outputs: [[Int32]], patterns: [Pattern]) {
             self.classCount = classCount
             self.stateCount = goto.count
-            self.classOf = .allocate(capacity: 256)
-            self.classOf.initialize(from: classOf, count: 256)
-            self.table = .allocate(capacity: max(1, goto.count * classCount))
-            for (i, row) in goto.enumerated() { (table + i * classCount).initialize(from: row, count: classCount) }
+            // Row offsets must fit an Int32: past that the table alone would take 2 GB.
+            precondition(Self.classBytes + 4 * goto.count * classCount < Int(Int32.max), "automaton too large")
+            // New numbers: states without outputs first (the root, without outputs, stays 0).
+            var renumbered = [Int](repeating: 0, count: goto.count)
+            var order: [Int] = []
+            order.reserveCapacity(goto.count)
+            for s in goto.indices where outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
+            let accepting = order.count
+            for s in goto.indices where !outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
+            func offset(_ row: Int) -> Int { Self.classBytes + 4 * row * classCount }
+            self.firstAccepting = offset(accepting)
+            self.memory = .allocate(byteCount: offset(goto.count), alignment: 4)
+            memory.initializeMemory(as: UInt8.self, from: classOf, count: 256)
+            let table = (memory + Self.classBytes).bindMemory(to: Int32.self, capacity: goto.count * classCount)
+            for (row, s) in order.enumerated() {
+                for c in 0..<classCount { table[row * classCount + c] = Int32(offset(renumbered[Int(goto[s][c])])) }
+            }
             let totalOut = outputs.reduce(0) { $0 + $1.count }
             self.outStart = .allocate(capacity: outputs.count + 1)
             self.outList = .allocate(capacity: max(1, totalOut))
             var at: Int32 = 0
-            for (i, o) in outputs.enumerated() {
-                outStart[i] = at
+            for (row, s) in order.enumerated() {
+                let o = outputs[s]
+                outStart[row] = at
                 (outList + Int(at)).initialize(from: o, count: o.count)
                 at += Int32(o.count)
             }
@@ -160,7 +205,7 @@ public struct MultiPatternMatcher: Sendable {
         }
 
         deinit {
-            classOf.deallocate(); table.deallocate(); outStart.deallocate(); outList.deallocate()
+            memory.deallocate(); outStart.deallocate(); outList.deallocate()
             patBytes.deallocate(); patStart.deallocate(); patLength.deallocate(); patFlags.deallocate()
         }
 

@@ -167,41 +167,68 @@ public struct KnownValueMatcher: Sendable {
     }
 
     /// Each run of digits and separators that normalizes to a profile phone number: its first and
-    /// last byte index and the targets it stands for.
-    func phoneRuns(_ bytes: UnsafeBufferPointer<UInt8>, _ found: (_ start: Int, _ last: Int, _ targets: [Target]) -> Void) {
-        var i = 0
-        let n = bytes.count
+    /// last byte index and the targets it stands for. A run starts at a digit, `+` or `(` that does
+    /// not follow a letter or digit (after `+` or `(` that does, the letters and digits that follow
+    /// are skipped too); reading resumes where a run stops.
+    /// `from` and `to` read only the runs that start in that range (the span scan reads each
+    /// stretch of digits and separators on its own: how a stretch is read does not depend on what
+    /// comes before the byte before it).
+    func phoneRuns(_ bytes: UnsafeBufferPointer<UInt8>, from: Int = 0, to: Int? = nil,
+                   _ found: (_ start: Int, _ last: Int, _ targets: [Target]) -> Void) {
+        var i = from
+        let n = to ?? bytes.count
         while i < n {
             let b = bytes[i]
             guard b == 0x2B || b == 0x28 || (b >= 0x30 && b <= 0x39) else { i += 1; continue }
             if i > 0, isASCIIAlnum(bytes[i - 1]) {
-                i += 1
-                while i < n, isASCIIAlnum(bytes[i]) { i += 1 }
+                i = Self.endOfAlnumRun(bytes, from: i + 1)
                 continue
             }
-            let start = i
-            // Digits are counted here and collected only for a candidate (no allocation per run).
-            var digitCount = 0
-            var separators = 0
-            var last = i
-            while i < n, digitCount <= 16 {
-                let c = bytes[i]
-                if c >= 0x30 && c <= 0x39 { digitCount += 1; last = i } else if c == 0x20 || c == 0x2D || c == 0x2E || c == 0x28 || c == 0x29 || c == 0x2F || (c == 0x2B && i == start) {
-                    separators += 1
-                } else { break }
-                i += 1
-            }
-            guard digitCount >= 8, separators > 0, i >= n || !isASCIIAlnum(bytes[i]) else { continue }
-            let digits = bytes[start..<i].filter { $0 >= 0x30 && $0 <= 0x39 }
-            var key = String(decoding: digits, as: UTF8.self)
-            var targets = phoneDigits[key]
-            // `+33 (0)6 …`: a trunk 0 written after the country code.
-            if targets == nil, let zero = key.firstIndex(of: "0"), key.distance(from: key.startIndex, to: zero) <= 3 {
-                var k = key
-                k.remove(at: zero)
-                if let t = phoneDigits[k] { targets = t; key = k }
-            }
-            if let targets { found(start, last, targets) }
+            let run = phoneRun(bytes, from: i)
+            if let targets = run.targets { found(i, run.last, targets) }
+            i = run.end
+        }
+    }
+
+    /// The first index from `i` on that is not an ASCII letter or digit.
+    static func endOfAlnumRun(_ bytes: UnsafeBufferPointer<UInt8>, from i: Int) -> Int {
+        var i = i
+        while i < bytes.count, isASCIIAlnum(bytes[i]) { i += 1 }
+        return i
+    }
+
+    /// The run of `phoneRuns` that starts at `start`: where reading stops (the first byte that is
+    /// neither a digit nor a separator, or the one after a 17th digit), the index of its last digit,
+    /// and the targets its digits stand for (nil when none).
+    func phoneRun(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (end: Int, last: Int, targets: [Target]?) {
+        let n = bytes.count
+        // Digits are counted here and collected only for a candidate (no allocation per run).
+        var i = start
+        var digitCount = 0
+        var separators = 0
+        var last = start
+        while i < n, digitCount <= 16 {
+            let c = bytes[i]
+            if c >= 0x30 && c <= 0x39 { digitCount += 1; last = i } else if c == 0x20 || c == 0x2D || c == 0x2E || c == 0x28 || c == 0x29 || c == 0x2F || (c == 0x2B && i == start) {
+                separators += 1
+            } else { break }
+            i += 1
+        }
+        guard digitCount >= 8, separators > 0, i >= n || !isASCIIAlnum(bytes[i]) else { return (i, last, nil) }
+        return (i, last, phoneTargets(UnsafeBufferPointer(rebasing: bytes[start..<i]), digitCount: digitCount))
+    }
+
+    /// The targets of the (at most 17) digits of `run`, or, failing that, of the digits without
+    /// their first 0 when it is one of the first four (`+33 (0)6 …`: a trunk 0 written after the
+    /// country code). Keys of up to 15 digits are small strings: no allocation.
+    private func phoneTargets(_ run: UnsafeBufferPointer<UInt8>, digitCount: Int) -> [Target]? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: digitCount) { digits in
+            var k = 0
+            for c in run where c >= 0x30 && c <= 0x39 { digits[k] = c; k += 1 }
+            if let t = phoneDigits[String(decoding: digits, as: UTF8.self)] { return t }
+            guard let zero = digits.prefix(4).firstIndex(of: 0x30) else { return nil }
+            let key = String(decoding: digits[..<zero], as: UTF8.self) + String(decoding: digits[(zero + 1)...], as: UTF8.self)
+            return phoneDigits[key]
         }
     }
 

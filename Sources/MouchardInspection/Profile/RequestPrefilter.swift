@@ -33,26 +33,56 @@ struct RequestInterest {
     }
 }
 
-/// `haystack` holds `needle` (lower-case ASCII) ignoring ASCII case; non-ASCII bytes compare as is.
-func containsFolded(_ haystack: ArraySlice<UInt8>, _ needle: String) -> Bool {
-    var needle = needle
-    return needle.withUTF8 { n in
-        guard let first = n.first else { return true }
-        guard haystack.count >= n.count else { return false }
+/// `haystack` holds one of `needles` (lower-case ASCII) ignoring ASCII case; non-ASCII bytes
+/// compare as is. Only bytes that can start a needle are looked at further.
+func containsAnyFolded(_ haystack: ArraySlice<UInt8>, _ needles: [String]) -> Bool {
+    if needles.contains(where: { $0.isEmpty }) { return true }
+    return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 8) { masks in
+        // Bit b of the first 4 words: byte b can start a needle (a folded haystack byte is never
+        // an upper-case letter); of the last 4: folded byte b can come second (all bits when a
+        // needle has one byte).
+        masks.initialize(repeating: 0)
+        for needle in needles {
+            var bytes = needle.utf8.makeIterator()
+            let f = bytes.next()!
+            if f >= 0x41 && f <= 0x5A { continue }
+            masks[Int(f >> 6)] |= 1 << UInt64(f & 63)
+            if f >= 0x61 && f <= 0x7A { masks[Int((f - 0x20) >> 6)] |= 1 << UInt64((f - 0x20) & 63) }
+            if let second = bytes.next() {
+                masks[4 + Int(second >> 6)] |= 1 << UInt64(second & 63)
+            } else {
+                for k in 4..<8 { masks[k] = ~0 }
+            }
+        }
         return haystack.withUnsafeBufferPointer { h in
+            guard let hp = h.baseAddress, let m = masks.baseAddress else { return false }
+            let n = h.count
             var i = 0
-            let last = h.count - n.count
-            while i <= last {
-                if foldASCII(h[i]) == first {
-                    var k = 1
-                    while k < n.count, foldASCII(h[i + k]) == n[k] { k += 1 }
-                    if k == n.count { return true }
+            while i < n {
+                let b = hp[i]
+                if (m[Int(b >> 6)] >> UInt64(b & 63)) & 1 != 0 {
+                    let c = i + 1 < n ? foldASCII(hp[i + 1]) : 0
+                    if (i + 1 == n || (m[4 + Int(c >> 6)] >> UInt64(c & 63)) & 1 != 0), matchesAnyFolded(h, at: i, needles) { return true }
                 }
                 i += 1
             }
             return false
         }
     }
+}
+
+/// One of `needles` starts at `h[i]`, ignoring ASCII case.
+private func matchesAnyFolded(_ h: UnsafeBufferPointer<UInt8>, at i: Int, _ needles: [String]) -> Bool {
+    for needle in needles where needle.utf8.count <= h.count - i {
+        var k = i
+        var same = true
+        for c in needle.utf8 {
+            if foldASCII(h[k]) != c { same = false; break }
+            k += 1
+        }
+        if same { return true }
+    }
+    return false
 }
 
 /// Some span of `spans` (sorted by lower bound) overlaps `range`.
@@ -70,7 +100,7 @@ extension KnownValueMatcher {
                   cleartext: Bool) -> RequestInterest {
         var r = RequestInterest()
         if !request.body.isEmpty {
-            if request.headers["Content-Encoding"] != nil || !ByteCodecs.looksLikeText(request.body.prefix(512)) {
+            if request.headers["Content-Encoding"] != nil || !looksLikeText(request.body.prefix(512)) {
                 r.walkAll = true
                 r.body = nil
             } else {
@@ -87,10 +117,7 @@ extension KnownValueMatcher {
             if request.headers["Authorization"] != nil {
                 hasCredentials = true
             } else {
-                let body = request.body.prefix(1 << 16)
-                hasCredentials = passwordKeys.contains { key in
-                    containsFolded(body, key) || containsFolded(target[...], key)
-                }
+                hasCredentials = containsAnyFolded(request.body.prefix(1 << 16), passwordKeys) || containsAnyFolded(target[...], passwordKeys)
             }
             if hasCredentials {
                 r.walkAll = true
@@ -100,124 +127,221 @@ extension KnownValueMatcher {
         return r
     }
 
+    /// `Host` in any case (`b | 0x20` folds exactly the letter's two cases).
     private func skippedForPrefilter(_ name: String) -> Bool {
-        name.utf8.count == 4 && asciiCaseInsensitiveEqualsName(name, "host")
+        guard name.utf8.count == 4 else { return false }
+        var name = name
+        return name.withUTF8 { b in b[0] | 0x20 == 0x68 && b[1] | 0x20 == 0x6F && b[2] | 0x20 == 0x73 && b[3] | 0x20 == 0x74 }
     }
 
-    private func asciiCaseInsensitiveEqualsName(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { foldASCII($0) == foldASCII($1) }
+    /// `ByteCodecs.looksLikeText`, answered 8 bytes at a time when every byte is printable ASCII,
+    /// tab, LF or CR (then it is text); anything else is left to `looksLikeText` itself.
+    func looksLikeText(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let plain = bytes.withUnsafeBufferPointer { b -> Bool in
+            guard let base = b.baseAddress, !b.isEmpty else { return false }
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            var i = 0
+            while i < b.count {
+                if i + 8 <= b.count {
+                    let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                    let below20 = (x &- 0x20 &* ones) & ~x & highs
+                    let del = ((x ^ 0x7F &* ones) &- ones) & ~(x ^ 0x7F &* ones) & highs
+                    if (x & highs) | below20 | del == 0 { i += 8; continue }
+                }
+                let c = b[i]
+                guard (c >= 0x20 && c < 0x7F) || c == 0x09 || c == 0x0A || c == 0x0D else { return false }
+                i += 1
+            }
+            return true
+        }
+        return plain || ByteCodecs.looksLikeText(bytes)
     }
 
     /// The interesting spans of `bytes`, in its own indices, sorted by lower bound.
     func spans(_ bytes: ArraySlice<UInt8>) -> [Range<Int>] {
         if bytes.isEmpty { return [] }
         var out: [Range<Int>] = []
-        let base = bytes.startIndex
-        bytes.withUnsafeBufferPointer { buf in
-            matcher.forEachMatch(in: buf) { m in out.append((base + m.start)..<(base + m.end)) }
-            if !phoneDigits.isEmpty {
-                phoneRuns(buf) { start, last, _ in out.append((base + start)..<(base + last + 1)) }
-            }
-            scanSpans(buf, base: base, into: &out)
-        }
+        bytes.withUnsafeBufferPointer { scanSpans($0, base: bytes.startIndex, into: &out) }
         if out.count > 1 { out.sort { $0.lowerBound < $1.lowerBound } }
         return out
     }
 
-    /// Everything but variants and phone runs, in one pass with a byte-class table.
+    /// One pass over the bytes finds every kind of span. Per byte: the matcher's automaton steps,
+    /// and four run lengths move at once, packed in one 64-bit word (`SpanLanes`): base64-alphabet
+    /// run, hex run, name-like word, stretch of digits and phone separators. A byte's entry in
+    /// `spanLaneKeep` keeps the lanes it continues (+1) and clears the others; one test per byte
+    /// tells whether a lane that just ended was long enough to look at (base64 ≥ 12, hex ≥ 8, word
+    /// ≥ the shortest name part, digits and separators ≥ 6 or 9), or whether the byte needs a
+    /// check of its own (`\`, `%`, `.`, the second byte of compression magic). Only then does
+    /// `laneEvent` run the checks of the separate scans this pass replaces, on the run that
+    /// ended: the spans are the same (`SpanScanTests` compares them with a plain reference scan).
     private func scanSpans(_ p: UnsafeBufferPointer<UInt8>, base: Int, into out: inout [Range<Int>]) {
-        spanByteClass.withUnsafeBufferPointer { scanSpans(p, base: base, classes: $0, into: &out) }
+        guard let h = p.baseAddress else { return }
+        let n = p.count
+        let keepOf = spanLaneKeep
+        let automaton = matcher.automaton
+        let accepting = automaton.firstAccepting
+        var lanes = SpanLanes(p, base: base, namePartLengthBits: namePartLengthBits, namePartLengths: namePartLengths.isEmpty ? 0 : 1,
+                              coordinates: location != nil, phones: !phoneDigits.isEmpty)
+        let bias = lanes.bias
+        var runs: UInt64 = 0
+        var state = automaton.start
+        var i = 0
+        while i < n {
+            // Chunks keep every lane below 0x8000 (see `SpanLanes.rebase`).
+            let chunkEnd = min(n, i + SpanLanes.chunk)
+            while i < chunkEnd {
+                let r = Self.bytesUntilEvent(h, from: i, to: chunkEnd, state: state, runs: runs, automaton: automaton,
+                                             keepOf: keepOf, bias: bias)
+                i = r.i
+                state = r.state
+                runs = r.runs
+                guard i < chunkEnd else { break }
+                if state >= accepting { matched(state, endingAt: i, h, count: n, base: base, into: &out) }
+                if ((r.ended &+ bias) | r.keep) & SpanLanes.high != 0 { laneEvent(ended: r.ended, keep: r.keep, at: i, &lanes, into: &out) }
+                i += 1
+            }
+            if i < n { runs = lanes.rebase(runs) }
+        }
+        // The end of the bytes ends every run.
+        if (runs &+ bias) & SpanLanes.high != 0 { laneEvent(ended: runs, keep: 0, at: n, &lanes, into: &out) }
     }
 
-    private func scanSpans(_ p: UnsafeBufferPointer<UInt8>, base: Int, classes spanByteClass: UnsafeBufferPointer<UInt8>,
-                           into out: inout [Range<Int>]) {
+    /// The byte loop of `scanSpans`, from `i` up to the first byte with something to do (an
+    /// accepting automaton state, a lane event) or `end`: that byte's index, the automaton state
+    /// and lanes after it, the lanes it ended and its `spanLaneKeep` entry. A function of its own
+    /// without calls, so that all its values stay in registers.
+    @inline(never)
+    private static func bytesUntilEvent(_ h: UnsafePointer<UInt8>, from i: Int, to end: Int, state: Int, runs: UInt64,
+                                        automaton: MultiPatternMatcher.Automaton, keepOf: UnsafePointer<UInt64>, bias: UInt64)
+        -> (i: Int, state: Int, runs: UInt64, ended: UInt64, keep: UInt64) {
+        var i = i, state = state, runs = runs
+        let accepting = automaton.firstAccepting
+        while i < end {
+            let b = h[i]
+            state = automaton.step(state, b)
+            // Entries: what the byte keeps, what it adds (1 in the lanes it keeps), what it ends.
+            let entry = keepOf + 4 &* Int(b)
+            let keep = entry[0]
+            let ended = runs & entry[2]
+            runs = (runs & keep) &+ entry[1]
+            if state >= accepting || ((ended &+ bias) | keep) & SpanLanes.high != 0 { return (i, state, runs, ended, keep) }
+            i &+= 1
+        }
+        return (i, state, runs, 0, 0)
+    }
+
+    /// The runs of `ended` stop before `i` (and byte `i`, when `keep` says so, has a check of its own).
+    @inline(never)
+    private func laneEvent(ended: UInt64, keep: UInt64, at i: Int, _ lanes: inout SpanLanes, into out: inout [Range<Int>]) {
+        let p = lanes.p, base = lanes.base
+        // The lanes whose run reached its threshold (a lane with an `extra` always has).
+        let over = (ended &+ lanes.bias) & SpanLanes.high
+        if over & 0x8000 != 0 {
+            let s = i - lanes.take(ended, 0)
+            if base64Suspect(p, s, i) { out.append((base + s)..<(base + i)) }
+        }
+        if over & 0x8000_0000 != 0 {
+            let s = i - lanes.take(ended, 1)
+            if hexText(p, s, i) { out.append((base + s)..<(base + i)) }
+        }
+        if over & 0x8000_0000_0000 != 0 {
+            // A word starts at its first byte >= `A` (not at `-` or `'`).
+            var s = i - lanes.take(ended, 2)
+            while s < i, p[s] < 0x41 { s += 1 }
+            if s < i, hasNamePartLength(i - s), namePartWord(p, s, i) { out.append((base + s)..<(base + i)) }
+        }
+        if over & 0x8000_0000_0000_0000 != 0 {
+            let s = i - lanes.take(ended, 3)
+            phoneStretchEnded(p, s, i, base: base, into: &out)
+        }
+        if keep & SpanLanes.check != 0 { checkByte(p, at: i, base: base, into: &out) }
+    }
+
+    /// The matcher's confirmed matches for the accepting automaton `state` at `i`.
+    @inline(never)
+    private func matched(_ state: Int, endingAt i: Int, _ h: UnsafePointer<UInt8>, count n: Int, base: Int, into out: inout [Range<Int>]) {
+        matcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in out.append((base + m.start)..<(base + m.end)) }
+    }
+
+    /// A byte with a check of its own: JSON escapes, percent-escapes, compression magic, decimal
+    /// points (coordinates).
+    func checkByte(_ p: UnsafeBufferPointer<UInt8>, at i: Int, base: Int, into out: inout [Range<Int>]) {
         let n = p.count
-        let checkNames = !namePartLengths.isEmpty
-        let loc = location
-        var run = 0          // base64 alphabet run length
-        var hexRun = 0       // hex digit run length
-        var wordStart = -1   // start of a name-like word (bytes >= 'A', '-', '\'')
-        var i = 0
-        while i <= n {
-            let b: UInt8 = i < n ? p[i] : 0
-            let c = i < n ? spanByteClass[Int(b)] : 0
-            if checkNames {
-                if wordStart < 0 {
-                    if b >= 0x41 { wordStart = i }
-                } else if c & SpanByteClass.word == 0 {
-                    if namePartWord(p, wordStart, i) { out.append((base + wordStart)..<(base + i)) }
-                    wordStart = -1
-                }
+        let b = p[i]
+        switch b {
+        case 0x5C: out.append((base + i)..<(base + i + 1)) // JSON escapes (\u00e9, \/)
+        case 0x25:
+            if i + 2 < n, hexNibble(p[i + 1]) != nil, hexNibble(p[i + 2]) != nil { out.append((base + i)..<(base + i + 3)) }
+        case 0x8B, 0x01, 0x5E, 0x9C, 0xDA:
+            // Compressed data (gzip, zlib) inside a value: the walk inflates it. The magic is
+            // checked at its second byte, rarer in text than `x`.
+            if i > 0 {
+                let first = p[i - 1]
+                if (b == 0x8B && first == 0x1F) || (b != 0x8B && first == 0x78) { out.append((base + i - 1)..<(base + i + 1)) }
             }
-            if c & SpanByteClass.base64 != 0 {
-                run += 1
-            } else {
-                if run >= 12, base64Suspect(p, i - run, i) { out.append((base + i - run)..<(base + i)) }
-                run = 0
+        case 0x2E:
+            if let loc = location, let r = nearCoordinate(p, dot: i, loc) { out.append((base + r.lowerBound)..<(base + r.upperBound)) }
+        default: break
+        }
+    }
+
+    /// A stretch of digits and phone separators `p[s..<e]` (nothing of the kind around it) ended:
+    /// the phone-like runs `phoneRuns` reads in it, and its digit runs of 6 to 11 digits that are
+    /// fixed-point coordinates near the profile's. Reading the stretch alone gives the runs of
+    /// reading the whole part: a run holds only stretch bytes, and the reading at the stretch's
+    /// first byte depends only on the byte before it (after a letter, digits are skipped whether
+    /// the reading was skipping a letter-and-digit run or not; after anything else it is idle).
+    func phoneStretchEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, into out: inout [Range<Int>]) {
+        // Its digit runs: fixed-point coordinates of 6 to 11 digits.
+        var digits = 0
+        var k = s
+        while k < e {
+            guard p[k] >= 0x30, p[k] <= 0x39 else { k += 1; continue }
+            let d = k
+            var v = 0
+            while k < e, p[k] >= 0x30, p[k] <= 0x39 {
+                if k - d < 12 { v = v * 10 + Int(p[k] - 0x30) }
+                k += 1
             }
-            if c & SpanByteClass.hex != 0 {
-                hexRun += 1
-            } else {
-                if hexRun >= 8, hexText(p, i - hexRun, i) { out.append((base + i - hexRun)..<(base + i)) }
-                hexRun = 0
-            }
-            if i == n { break }
-            if c & SpanByteClass.special != 0 {
-                switch b {
-                case 0x5C: out.append((base + i)..<(base + i + 1)) // JSON escapes (\u00e9, \/)
-                case 0x25:
-                    if i + 2 < n, hexNibble(p[i + 1]) != nil, hexNibble(p[i + 2]) != nil { out.append((base + i)..<(base + i + 3)) }
-                case 0x1F, 0x78:
-                    // Compressed data (gzip, zlib) inside a value: the walk inflates it.
-                    if i + 1 < n {
-                        let next = p[i + 1]
-                        if (b == 0x1F && next == 0x8B) || (b == 0x78 && (next == 0x01 || next == 0x5E || next == 0x9C || next == 0xDA)) {
-                            out.append((base + i)..<(base + i + 2))
-                        }
-                    }
-                case 0x2E:
-                    if let loc, let r = nearCoordinate(p, dot: i, loc) { out.append((base + r.lowerBound)..<(base + r.upperBound)) }
-                default: break
-                }
-            }
-            if let loc, c & SpanByteClass.digit != 0, i == 0 || spanByteClass[Int(p[i - 1])] & SpanByteClass.digit == 0 {
-                var e = i
-                var v = 0
-                while e < n, e - i < 12, spanByteClass[Int(p[e])] & SpanByteClass.digit != 0 { v = v * 10 + Int(p[e] - 0x30); e += 1 }
-                if e - i >= 6, e - i <= 11, nearScaled(Double(v), loc) { out.append((base + i)..<(base + e)) }
-            }
-            i += 1
+            digits += k - d
+            if k - d >= 6, k - d <= 11, let loc = location, nearScaled(Double(v), loc) { out.append((base + d)..<(base + k)) }
+        }
+        // A phone-like run has 8 digits and a separator.
+        if !phoneDigits.isEmpty, digits >= 8, digits < e - s {
+            phoneRuns(p, from: s, to: e) { start, last, _ in out.append((base + start)..<(base + last + 1)) }
         }
     }
 
     /// The word `p[s..<e]` is (folded) a part of a profile name; non-ASCII words of a part's length always count.
-    private func namePartWord(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
+    func namePartWord(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
         guard hasNamePartLength(e - s) else { return false }
+        let fold = asciiFold
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        var bits: UInt8 = 0
         for k in s..<e {
             let b = p[k]
-            if b >= 0x80 { return true }
-            h = (h ^ UInt64(foldASCII(b))) &* 0x100_0000_01b3
+            bits |= b
+            h = (h ^ UInt64(fold[Int(b)])) &* 0x100_0000_01b3
         }
-        return namePartHashes.contains(h)
+        if bits >= 0x80 { return true }
+        for part in namePartHashes where part == h { return true }
+        return false
     }
 
-    private func base64Suspect(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
+    func base64Suspect(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
         base64Suspect(UnsafeBufferPointer(rebasing: p[s..<e]))
     }
 
-    private func base64Suspect<C: Collection>(_ run: C) -> Bool where C.Element == UInt8 {
-        var upper = false, lower = false, digit = false, nonHex = false
-        for b in run {
-            if b >= 0x41 && b <= 0x5A { upper = true } else if b >= 0x61 && b <= 0x7A { lower = true } else if b >= 0x30 && b <= 0x39 { digit = true }
-            if hexNibble(b) == nil && b != 0x2D { nonHex = true }
-        }
+    func base64Suspect<C: Collection>(_ run: C) -> Bool where C.Element == UInt8 {
         // Same test as the walk's: not plain hex, and mixing cases or letters and digits.
-        return nonHex && ((upper && lower) || (upper && digit) || (lower && digit && upper))
+        var seen: UInt8 = 0
+        for b in run { seen |= base64SuspectClass[Int(b)] }
+        return seen & Base64SuspectClass.nonHex != 0 && seen & Base64SuspectClass.upper != 0 && seen & (Base64SuspectClass.lower | Base64SuspectClass.digit) != 0
     }
 
     /// Hex digits that decode to text: what `Walker.tryHex` would decode and walk further.
-    private func hexText(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
+    func hexText(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
         guard (e - s) % 2 == 0 else { return false }
         var i = s
         var alnum = false
@@ -231,18 +355,27 @@ extension KnownValueMatcher {
     }
 
     /// The decimal number around `dot` when it is within 0.05° of the profile's latitude or longitude.
-    private func nearCoordinate(_ p: UnsafeBufferPointer<UInt8>, dot: Int, _ loc: Coordinate) -> Range<Int>? {
+    func nearCoordinate(_ p: UnsafeBufferPointer<UInt8>, dot: Int, _ loc: Coordinate) -> Range<Int>? {
         var s = dot
         while s > 0, p[s - 1] >= 0x30, p[s - 1] <= 0x39 { s -= 1 }
         if s > 0, p[s - 1] == 0x2D { s -= 1 }
         var e = dot + 1
         while e < p.count, p[e] >= 0x30, p[e] <= 0x39 { e += 1 }
-        guard e - s >= 3, let n = parseDecimal(UnsafeBufferPointer(rebasing: p[s..<e])) else { return nil }
+        // parseDecimal needs 1 to 3 integer digits and a decimal; a value within 0.05 of a
+        // coordinate has an integer part within (|coordinate| - 1.05, |coordinate| + 0.05):
+        // numbers that cannot be are not parsed.
+        let intStart = p[s] == 0x2D ? s + 1 : s
+        guard e - s >= 3, dot - intStart >= 1, dot - intStart <= 3, e > dot + 1 else { return nil }
+        var integer = 0
+        for k in intStart..<dot { integer = integer * 10 + Int(p[k] - 0x30) }
+        let m = Double(integer)
+        guard (m > abs(loc.latitude) - 1.1 && m < abs(loc.latitude) + 0.1) || (m > abs(loc.longitude) - 1.1 && m < abs(loc.longitude) + 0.1),
+              let n = parseDecimal(UnsafeBufferPointer(rebasing: p[s..<e])) else { return nil }
         return abs(n.value - loc.latitude) < 0.05 || abs(n.value - loc.longitude) < 0.05 ? s..<e : nil
     }
 
     /// An integer that, read as fixed-point degrees (×10^5, 10^6, 10^7), is near the profile location.
-    private func nearScaled(_ v: Double, _ loc: Coordinate) -> Bool {
+    func nearScaled(_ v: Double, _ loc: Coordinate) -> Bool {
         for scale in [1e5, 1e6, 1e7] {
             let d = v / scale
             if abs(d - abs(loc.latitude)) < 0.05 || abs(d - abs(loc.longitude)) < 0.05 { return true }
@@ -251,24 +384,136 @@ extension KnownValueMatcher {
     }
 }
 
-/// Byte classes for the span scan (bit flags).
-enum SpanByteClass {
-    static let base64: UInt8 = 1
-    static let hex: UInt8 = 2
-    static let digit: UInt8 = 4
-    /// Bytes of a name-like word: `A` and above, `-`, `'`.
-    static let word: UInt8 = 8
-    /// Bytes that start a check of their own: `\`, `%`, `.`, 0x1F, `x`.
-    static let special: UInt8 = 16
+/// The four run lengths of the span scan, 16 bits each in one `UInt64`, and what happens when a
+/// run ends: lane 0 base64 alphabet, lane 1 hex digits, lane 2 name-like word (bytes `A` and
+/// above, `-`, `'`; the word itself starts at its first byte >= `A`), lane 3 digits and phone
+/// separators (` `, `-`, `.`, `(`, `)`, `/`, `+`). Digit runs (fixed-point coordinates) have no
+/// lane: they are read in the stretch that holds them, when it ends.
+/// Lanes stay below 0x8000, so a lane's length ≥ its threshold T shows as the lane's top bit of
+/// `ended + bias` (bias 0x8000 − T; 0 for a lane nobody looks at).
+struct SpanLanes {
+    static let ones: UInt64 = 0x0001_0001_0001_0001
+    static let high: UInt64 = 0x8000_8000_8000_8000
+    /// Bit 15 of lane 0 of a `spanLaneKeep` entry: the byte has a check of its own.
+    static let check: UInt64 = 0x8000
+    /// Bytes per chunk: a lane grows by at most this much between two `rebase`s.
+    static let chunk = 0x4000
+
+    let p: UnsafeBufferPointer<UInt8>
+    let base: Int
+    let bias: UInt64
+    /// Length of each lane's run beyond its value (set by `rebase` for runs longer than a chunk).
+    var extra: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    /// Some `extra` is not 0.
+    var extended = false
+
+    /// `namePartLengthBits` as in `KnownValueMatcher`; `namePartLengths` is 0 without name parts.
+    init(_ p: UnsafeBufferPointer<UInt8>, base: Int, namePartLengthBits bits: UInt64, namePartLengths: Int, coordinates: Bool, phones: Bool) {
+        self.p = p
+        self.base = base
+        func lane(_ threshold: Int?, _ k: UInt64) -> UInt64 {
+            guard let threshold else { return 0 }
+            return UInt64(0x8000 - min(max(threshold, 1), 0xFF)) << (16 * k)
+        }
+        let shortestPart = bits != 0 ? bits.trailingZeroBitCount : namePartLengths == 0 ? nil : 64
+        let stretch: Int? = coordinates ? 6 : phones ? 9 : nil
+        bias = lane(12, 0) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
+    }
+
+    /// A lane that has grown past 0x4000 is set back to 0x100 (still above every threshold),
+    /// the difference kept in `extra`.
+    @inline(__always)
+    mutating func rebase(_ runs: UInt64) -> UInt64 {
+        var runs = runs
+        for k: UInt64 in 0..<4 {
+            let v = (runs >> (16 * k)) & 0xFFFF
+            if v >= 0x4000 {
+                add(v - 0x100, to: k)
+                runs = runs & ~(0xFFFF << (16 * k)) | (0x100 << (16 * k))
+            }
+        }
+        return runs
+    }
+
+    private mutating func add(_ d: UInt64, to k: UInt64) {
+        extended = true
+        switch k {
+        case 0: extra.0 += d
+        case 1: extra.1 += d
+        case 2: extra.2 += d
+        default: extra.3 += d
+        }
+    }
+
+    /// Length of lane `k`'s run that `ended` holds, and no extra any more for that lane.
+    @inline(__always)
+    mutating func take(_ ended: UInt64, _ k: UInt64) -> Int {
+        let v = (ended >> (16 * k)) & 0xFFFF
+        return extended ? Int(v) + takeExtra(k) : Int(v)
+    }
+
+    private mutating func takeExtra(_ k: UInt64) -> Int {
+        var d: UInt64 = 0
+        switch k {
+        case 0: d = extra.0; extra.0 = 0
+        case 1: d = extra.1; extra.1 = 0
+        case 2: d = extra.2; extra.2 = 0
+        default: d = extra.3; extra.3 = 0
+        }
+        extended = extra != (0, 0, 0, 0)
+        return Int(d)
+    }
 }
 
-let spanByteClass: [UInt8] = (0..<256).map { v in
-    let b = UInt8(v)
-    var c: UInt8 = 0
-    if ByteCodecs.isBase64Byte(b) { c |= SpanByteClass.base64 }
-    if hexNibble(b) != nil { c |= SpanByteClass.hex }
-    if b >= 0x30 && b <= 0x39 { c |= SpanByteClass.digit }
-    if b >= 0x41 || b == 0x2D || b == 0x27 { c |= SpanByteClass.word }
-    if b == 0x5C || b == 0x25 || b == 0x2E || b == 0x1F || b == 0x78 { c |= SpanByteClass.special }
-    return c
+/// For each byte, 4 words: the `SpanLanes` it continues (0x7FFF in the lane) and the `check` bit;
+/// the same lanes with 1 in each (what the byte adds to them); the lanes it ends (0xFFFF); 0. In
+/// memory that is never freed (a pointer, not an array: no retain or bounds check in the scan
+/// loop). Written once, before first use, then only read.
+nonisolated(unsafe) let spanLaneKeep: UnsafePointer<UInt64> = {
+    let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 4 * 256)
+    for v in 0..<256 {
+        let b = UInt8(v)
+        var keep: UInt64 = 0
+        if ByteCodecs.isBase64Byte(b) { keep |= 0x7FFF }
+        if hexNibble(b) != nil { keep |= 0x7FFF << 16 }
+        if b >= 0x41 || b == 0x2D || b == 0x27 { keep |= 0x7FFF << 32 }
+        if (b >= 0x30 && b <= 0x39) || b == 0x20 || b == 0x2D || b == 0x2E || b == 0x28 || b == 0x29 || b == 0x2F || b == 0x2B {
+            keep |= 0x7FFF << 48
+        }
+        if b == 0x5C || b == 0x25 || b == 0x2E || b == 0x8B || b == 0x01 || b == 0x5E || b == 0x9C || b == 0xDA { keep |= SpanLanes.check }
+        table[4 * v] = keep
+        table[4 * v + 1] = keep & SpanLanes.ones
+        table[4 * v + 2] = ~keep
+        table[4 * v + 3] = 0
+    }
+    return UnsafePointer(table)
+}()
+
+/// What `KnownValueMatcher.base64Suspect` notes of each byte (bit flags).
+enum Base64SuspectClass {
+    static let upper: UInt8 = 1
+    static let lower: UInt8 = 2
+    static let digit: UInt8 = 4
+    /// Neither a hex digit nor `-`.
+    static let nonHex: UInt8 = 8
 }
+
+/// `Base64SuspectClass` of every byte (never freed; written once, before first use, then only read).
+nonisolated(unsafe) let base64SuspectClass: UnsafePointer<UInt8> = {
+    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    for v in 0..<256 {
+        let b = UInt8(v)
+        var c: UInt8 = 0
+        if b >= 0x41 && b <= 0x5A { c |= Base64SuspectClass.upper } else if b >= 0x61 && b <= 0x7A { c |= Base64SuspectClass.lower } else if b >= 0x30 && b <= 0x39 { c |= Base64SuspectClass.digit }
+        if hexNibble(b) == nil && b != 0x2D { c |= Base64SuspectClass.nonHex }
+        table[v] = c
+    }
+    return UnsafePointer(table)
+}()
+
+/// `foldASCII` of every byte (never freed; written once, before first use, then only read).
+nonisolated(unsafe) let asciiFold: UnsafePointer<UInt8> = {
+    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    for b in 0..<256 { table[b] = foldASCII(UInt8(b)) }
+    return UnsafePointer(table)
+}()

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import MouchardFlow
+@testable import MouchardInspection
+
+/// The profile's span scan (`KnownValueMatcher.spans`) is one fused pass over the bytes; these
+/// tests hold it to the plain scans it replaces (a reference kept here, one loop per kind of
+/// span) on the dev corpus, on crafted and on random bytes, and on hostile input.
+@Suite struct SpanScanTests {
+    static let matchers: [KnownValueMatcher] = {
+        var out = [KnownValueMatcher(profile: try! TestSupport.profile())]
+        for d in ["ios", "android"] {
+            let url = TestSupport.corpus.appendingPathComponent("dev/\(d)/device.json")
+            if let data = try? Data(contentsOf: url), let p = try? DeviceProfile.load([UInt8](data), file: "device.json") {
+                out.append(KnownValueMatcher(profile: p))
+            }
+        }
+        return out
+    }()
+
+    func same(_ kv: KnownValueMatcher, _ bytes: [UInt8], _ note: String = "", sourceLocation: SourceLocation = #_sourceLocation) {
+        let fast = kv.spans(bytes[...]).sorted { ($0.lowerBound, $0.upperBound) < ($1.lowerBound, $1.upperBound) }
+        let reference = kv.referenceSpans(bytes[...]).sorted { ($0.lowerBound, $0.upperBound) < ($1.lowerBound, $1.upperBound) }
+        #expect(fast == reference, "\(note) \(String(decoding: bytes.prefix(200), as: UTF8.self))", sourceLocation: sourceLocation)
+    }
+
+    @Test func corpusPartsGiveTheReferenceSpans() throws {
+        for d in ["ios", "android"] {
+            let url = TestSupport.corpus.appendingPathComponent("dev/\(d)/traffic.har")
+            let flows = try HARReader.read(Data(contentsOf: url))
+            #expect(flows.count > 100)
+            for kv in Self.matchers {
+                for flow in flows {
+                    guard let r = flow.request else { continue }
+                    same(kv, Array(r.head.target.utf8))
+                    for f in r.headers.fields { same(kv, f.valueBytes) }
+                    same(kv, r.body)
+                }
+            }
+        }
+    }
+
+    @Test func craftedBytesGiveTheReferenceSpans() throws {
+        let cases = [
+            "", "x", "\\", "%", "%4", "%41", "+", "(", ".", "1.", ".5", "x\u{9C}",
+            "tel=+33 6 45 78 12 90&b=0645781290", "a(06 45 78 12 90)", "x(0612 (06 45 78 12 90)", "123+33645781290",
+            "+33 (0)6 45 78 12 90", "(+33) 6-45-78-12-90", "06.45.78.12.90/", "0033645781290 1234567890123456789",
+            "lat=47.0864&lon=2.3913&la=-47.08640&x=470864000", "47086400 2391300 23913000",
+            "first=Lucas&last=Bernard&n=LUCAS-BERNARD&o='lucas'", "Chloé Petit chloe.petit@example.org",
+            "62ab60504d9c12f31d488a4da2ece740e455feea", "9F556435-F8AA-4567-BC63-F47D66BC8C22",
+            "6c756361732e6265726e617264406578616d706c652e6e6574", "bHVjYXMuYmVybmFyZEBleGFtcGxlLm5ldA==",
+            "{\"a\":\"\\u00e9\",\"b\":[1,2,3],\"z\":\"x\u{1}\"}", "\u{1F}\u{8B}\u{8}", "x\u{DA}", "x^", "x\u{1}",
+            "Bearer hpIcUULKQ1Yxtj0rbvc7X84yyEONTu0FVyaGAPw0", "Chatterly/5.12.0 (iPhone; iOS 17.1.2; Scale/3.00)",
+        ]
+        for kv in Self.matchers {
+            for c in cases { same(kv, Array(c.utf8)) }
+            same(kv, [0x31, 0x78, 0x9C, 0x1F, 0x8B])
+        }
+    }
+
+    @Test func randomBytesGiveTheReferenceSpans() {
+        var rng = SplitMix(seed: 0x5eed)
+        // Bytes drawn from an alphabet that makes runs, separators and specials meet often.
+        let alphabet = Array("0123456789abcdefxyzABCDEFXYZ+-/_.( )%\\'é@=&:,\"".utf8) + [0x1F, 0x8B, 0x9C, 0xFF, 0x01, 0x5E, 0xDA]
+        for kv in Self.matchers {
+            for _ in 0..<400 {
+                let n = Int(rng.next() % 120)
+                let bytes = (0..<n).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
+                same(kv, bytes)
+            }
+        }
+    }
+
+    @Test func hostileInputIsScannedWhole() {
+        let kv = Self.matchers[0]
+        #expect(kv.spans([][...]).isEmpty)
+        same(kv, [UInt8](repeating: 0xFF, count: 4096))
+        same(kv, [UInt8](repeating: 0x00, count: 4096))
+        let digits = [UInt8](repeating: 0x37, count: 1 << 20)
+        #expect(kv.spans(digits[...]) == kv.referenceSpans(digits[...]))
+        let parens = Array(String(repeating: "( ", count: 1 << 16).utf8)
+        #expect(kv.spans(parens[...]).isEmpty)
+        same(kv, Array(String(repeating: "a", count: 70_000).utf8))
+        same(kv, Array(String(repeating: "Ab1", count: 30_000).utf8))
+    }
+
+    @Test func phoneRunsAreThoseOfTheReferenceReading() {
+        var rng = SplitMix(seed: 42)
+        var found = 0
+        let alphabet = Array("0123456789+( )-./a".utf8)
+        for kv in Self.matchers where !kv.phoneDigits.isEmpty {
+            for _ in 0..<400 {
+                let n = Int(rng.next() % 60)
+                let bytes = (0..<n).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
+                var fast: [String] = [], reference: [String] = []
+                bytes.withUnsafeBufferPointer { buf in
+                    kv.phoneRuns(buf) { s, l, t in fast.append("\(s) \(l) \(t.map(\.value))") }
+                    kv.referencePhoneRuns(buf) { s, l, t in reference.append("\(s) \(l) \(t.map(\.value))") }
+                }
+                #expect(fast == reference, "\(String(decoding: bytes, as: UTF8.self))")
+            }
+            // The dev iOS profile's numbers, as written and with a trunk 0 after the country code.
+            let written = Array("tel +33 6 45 78 12 90, 06 22 41 87 03; +33 (0)7 55 30 12 89".utf8)
+            written.withUnsafeBufferPointer { kv.phoneRuns($0) { _, _, _ in found += 1 } }
+        }
+        #expect(found >= 3)
+    }
+
+    @Test func credentialKeysAndTextAreFoundAsByThePlainChecks() {
+        var rng = SplitMix(seed: 7)
+        let kv = Self.matchers[0]
+        let alphabet = Array("pPaAsSwWdDoOrRcCeEiInNtT=&x\u{9}\n\r\u{7F}\u{1}é ".utf8)
+        for round in 0..<3000 {
+            let keys = round % 3 == 0 ? ["password", "passwd", "pwd", "pass", "passcode", "passphrase", "pin", "secret"]
+                : round % 3 == 1 ? ["x", "se"] : ["é", "Pw", "ss"]
+            let n = Int(rng.next() % 40)
+            let bytes = (0..<n).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
+            let plain = keys.contains { key in
+                let k = Array(key.utf8)
+                return bytes.count >= k.count && (0...(bytes.count - k.count)).contains { i in (0..<k.count).allSatisfy { foldASCII(bytes[i + $0]) == k[$0] } }
+            }
+            #expect(containsAnyFolded(bytes[...], keys) == plain)
+            #expect(kv.looksLikeText(bytes[...]) == ByteCodecs.looksLikeText(bytes[...]), "\(bytes)")
+        }
+        #expect(containsAnyFolded([0x78][...], ["", "a"]))
+        #expect(!containsAnyFolded([][...], ["a"]))
+    }
+}
+
+/// A small deterministic random generator (tests only).
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
