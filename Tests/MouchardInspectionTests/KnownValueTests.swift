@@ -101,6 +101,30 @@ struct KnownValueTests {
         } catch {
             #expect(error.description.hasPrefix("q.json:1:27: 'latitude' must be a number"))
         }
+        // A whole address book is refused with one clear line, before any automaton is built.
+        let book = (0...DeviceProfile.maximumContacts).map { #"{"name":"C \#($0)","phones":["+33 6 12 34 \#($0 % 90 + 10) 00"]}"# }
+        do {
+            _ = try DeviceProfile.load(Array(#"{"contacts": [\#(book.joined(separator: ","))]}"#.utf8), file: "book.json")
+            Issue.record("a profile over the contact limit loaded")
+        } catch {
+            #expect(error.description.hasPrefix("book.json:1:14: too many contacts (1001; at most 1000"))
+        }
+        let macs = (0...DeviceProfile.maximumValues).map { "\"02:00:00:\(String(format: "%02x:%02x:%02x", $0 >> 16, ($0 >> 8) & 255, $0 & 255))\"" }
+        do {
+            _ = try DeviceProfile.load(Array(#"{"identifiers": {"mac": [\#(macs.joined(separator: ","))]}}"#.utf8), file: "m.json")
+            Issue.record("a profile over the value limit loaded")
+        } catch {
+            #expect(error.description.hasPrefix("m.json:1:1: too many values (5001"))
+        }
+        let wide = (0..<300).map { #"{"name":"\#(String(repeating: "n", count: 240)) \#($0)"}"# }
+        do {
+            _ = try DeviceProfile.load(Array(#"{"contacts": [\#(wide.joined(separator: ","))]}"#.utf8), file: "w.json")
+            Issue.record("a profile over the byte budget loaded")
+        } catch {
+            #expect(error.description.contains("the values add up to"))
+        }
+        let long = String(repeating: "x", count: 300)
+        #expect(throws: ConfigFileError.self) { try DeviceProfile.load(Array(#"{"owner": {"name": "\#(long)"}}"#.utf8), file: "l.json") }
     }
 }
 import MouchardFlow

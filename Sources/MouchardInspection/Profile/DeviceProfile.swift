@@ -61,6 +61,15 @@ public struct DeviceProfile: Sendable, Hashable {
         h.combine(ownerPhones)
     }
 
+    /// Most contacts a profile may list (see `load`).
+    public static let maximumContacts = 1000
+    /// Most values in all (identifiers, e-mails, phones, names).
+    public static let maximumValues = 5000
+    /// Longest value accepted, in bytes.
+    public static let maximumValueLength = 256
+    /// Most bytes of all values together (about 400 MB of matcher tables at the limit).
+    public static let maximumTotalBytes = 64 * 1024
+
     /// Parses a profile file's bytes; `file` names it in errors (`file:line:column: what`).
     public static func load(_ bytes: [UInt8], file: String) throws(ConfigFileError) -> DeviceProfile {
         let r = try ConfigFileReader(file: file, bytes: bytes)
@@ -92,9 +101,32 @@ public struct DeviceProfile: Sendable, Hashable {
             }
             p.location = Coordinate(latitude: lat, longitude: lon)
         }
-        for item in try r.array(top["contacts"]) {
+        let contacts = try r.array(top["contacts"])
+        // Each value becomes dozens of variants in one automaton (about 0.3 MB of tables per
+        // contact): a whole address book would take gigabytes. Planted test contacts are a handful.
+        if contacts.count > Self.maximumContacts, let m = top["contacts"] {
+            throw r.error(at: m.value.offset, "too many contacts (\(contacts.count); at most \(Self.maximumContacts): "
+                          + "list the contacts planted for the audit, not the whole address book)")
+        }
+        for item in contacts {
             let m = try r.object(item, allowed: ["name", "phones", "emails"], what: "a contact")
             p.contacts.append(Contact(name: try r.string(m["name"]), phones: try r.strings(m["phones"]), emails: try r.strings(m["emails"])))
+        }
+        let values = p.identifiers.count + p.ownerEmails.count + p.ownerPhones.count
+            + p.contacts.reduce(0) { $0 + $1.phones.count + $1.emails.count + ($1.name == nil ? 0 : 1) }
+        if values > Self.maximumValues {
+            throw r.error(at: r.root.offset, "too many values (\(values); at most \(Self.maximumValues) identifiers, e-mails, phones and names)")
+        }
+        let all = p.identifiers.map(\.1) + p.ownerEmails + p.ownerPhones + [p.ownerName].compactMap { $0 }
+            + p.contacts.flatMap { $0.phones + $0.emails + [$0.name].compactMap { $0 } }
+        if let long = all.first(where: { $0.utf8.count > Self.maximumValueLength }) {
+            throw r.error(at: r.root.offset, "a value is \(long.utf8.count) bytes long (at most \(Self.maximumValueLength)): "
+                          + "identifiers, e-mails, phones and names are short")
+        }
+        // What bounds the automaton: every byte of a value becomes some forty variant bytes.
+        let total = all.reduce(0) { $0 + $1.utf8.count }
+        if total > Self.maximumTotalBytes {
+            throw r.error(at: r.root.offset, "the values add up to \(total) bytes (at most \(Self.maximumTotalBytes))")
         }
         if let region = p.region, PhoneNumbers.callingCode(region: region) == nil, let m = top["region"] {
             throw r.error(at: m.value.offset, "unknown region '\(region)' (expected an ISO 3166 code such as FR, US, DE)")
