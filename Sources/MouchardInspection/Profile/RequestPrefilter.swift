@@ -18,7 +18,7 @@ struct RequestInterest {
     /// Spans over each header's value bytes, by header index, sorted.
     var headers: [[Range<Int>]] = []
     /// Spans over the raw body, sorted; nil when the body was not scanned (compressed or binary:
-    /// it is walked whole after decoding, see `Walker.walkBody`).
+    /// it is walked whole after decoding, see `FieldWalker.walkBody`).
     var body: [Range<Int>]? = []
     /// Something makes the whole request worth walking without spans (Content-Encoding, binary
     /// body, credentials in cleartext).
@@ -340,7 +340,7 @@ extension KnownValueMatcher {
         return seen & Base64SuspectClass.nonHex != 0 && seen & Base64SuspectClass.upper != 0 && seen & (Base64SuspectClass.lower | Base64SuspectClass.digit) != 0
     }
 
-    /// Hex digits that decode to text: what `Walker.tryHex` would decode and walk further.
+    /// Hex digits that decode to text: what `FieldWalker.tryHex` would decode and walk further.
     func hexText(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
         guard (e - s) % 2 == 0 else { return false }
         var i = s
