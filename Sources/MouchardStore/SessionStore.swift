@@ -127,8 +127,14 @@ public final class SessionStore: Sendable {
                              sqliteCode: error.sqliteCode)
         }
         if link(temporary, path) != 0, errno != EEXIST {
-            let reason = String(cString: strerror(errno))
-            throw StoreError(file: path, message: "cannot create the session database (\(reason))")
+            // A file system without hard links (some FUSE and FAT mounts): rename, which is atomic
+            // too but would replace a database another creator linked in the meantime.
+            let linkError = errno
+            let unsupported = linkError == EPERM || linkError == EOPNOTSUPP || linkError == ENOSYS
+            if !unsupported || (access(path, F_OK) != 0 && rename(temporary, path) != 0) {
+                let reason = String(cString: strerror(unsupported ? errno : linkError))
+                throw StoreError(file: path, message: "cannot create the session database (\(reason))")
+            }
         }
     }
 
