@@ -95,7 +95,10 @@ import Testing
                 result.flows = flows.count
                 result.salvaged = flows.count
                 damaged.forEach(record)
-                #expect(flows.count + damaged.count <= 11, "\(what())", sourceLocation: sourceLocation)
+                // Never more flows than were stored (10, plus the one appended below by an earlier
+                // pass). A damaged b-tree page can list ids that are not rows: those come back
+                // as errors, one per id, which is allowed.
+                #expect(flows.count <= 11, "\(what()): \(flows.count) flows, \(damaged.count) damaged", sourceLocation: sourceLocation)
             } catch {
                 record(error)
             }
