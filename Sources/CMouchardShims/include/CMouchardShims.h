@@ -24,6 +24,11 @@ static inline long mouchard_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return S
 static inline void mouchard_SSL_CTX_disable_renegotiation_and_compression(SSL_CTX *ctx) {
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
 }
+/// SSL_OP_CIPHER_SERVER_PREFERENCE (an SSL_OP_BIT macro) on a context: the server's order of
+/// cipher suites wins over the client's.
+static inline void mouchard_SSL_CTX_prefer_server_ciphers(SSL_CTX *ctx) {
+    SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE);
+}
 /// SSL_CTX_set_session_cache_mode (macro over SSL_CTX_ctrl).
 static inline long mouchard_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) {
     return SSL_CTX_set_session_cache_mode(ctx, mode);
