@@ -17,13 +17,12 @@ struct CredentialDetector {
                               encoding: "base64", evidence: String(decoding: decoded, as: UTF8.self), rule: "credentials.basic-auth",
                               confidence: 1.0, severity: "high", what: "HTTP Basic credentials"))
         }
-        let firstBytes = keyFirstBytes()
         // By index: a field is copied only when it holds a password.
         let fields = extracted.fields
         for i in fields.indices where !fields[i].isNumber && readAsSent(fields[i].origin.decodings) {
             let key = fields[i].origin.key
             // Cheap prefilter before tokenizing the key.
-            guard mayBePasswordKey(key, firstBytes) else { continue }
+            guard mayBePasswordKey(key) else { continue }
             let tokens = keyTokens(key)
             guard tokens.contains(where: { passwordKeys.contains($0) }) || passwordKeys.contains(tokens.joined()) else { continue }
             guard !tokens.contains(where: { ["hash", "hashed", "policy", "reset", "forgot", "hint", "length", "strength", "type"].contains($0) }),
@@ -40,66 +39,14 @@ struct CredentialDetector {
         decodings.isEmpty || (decodings.count == 1 && decodings[0] == "url")
     }
 
-    /// The first bytes of the password keys; nil when a key is empty (it occurs in every key).
-    private func keyFirstBytes() -> ByteSet? {
-        var set = ByteSet()
-        for passwordKey in passwordKeys {
-            guard let b = passwordKey.utf8.first else { return nil }
-            set.insert(b)
-        }
-        return set
-    }
-
     /// Some password key occurs in `key`, ignoring case (no lower-cased copy for ASCII keys).
-    private func mayBePasswordKey(_ key: String, _ firstBytes: ByteSet?) -> Bool {
-        guard let firstBytes else { return true }
+    private func mayBePasswordKey(_ key: String) -> Bool {
         var k = key
         let folded: Bool? = k.withUTF8 { hay in
-            guard !hay.contains(where: { $0 >= 0x80 }) else { return nil }
-            // Only where a key's first byte stands (the keys are few and mostly share it).
-            for i in hay.indices where firstBytes.contains(foldASCII(hay[i])) {
-                if passwordKeys.contains(where: { asciiFoldedStarts(hay, at: i, with: $0.utf8) }) { return true }
-            }
-            return false
+            hay.contains(where: { $0 >= 0x80 }) ? nil : containsAnyFolded(hay, passwordKeys)
         }
         if let folded { return folded }
         let lowerKey = key.lowercased()
         return passwordKeys.contains(where: { asciiContains(lowerKey, $0) })
-    }
-
-    /// `hay` from `at` on, folded to ASCII lower case, starts with `n`.
-    private func asciiFoldedStarts(_ hay: UnsafeBufferPointer<UInt8>, at start: Int, with n: String.UTF8View) -> Bool {
-        guard hay.count - start >= n.count else { return false }
-        var j = start
-        for b in n {
-            if foldASCII(hay[j]) != b { return false }
-            j += 1
-        }
-        return true
-    }
-}
-
-/// A set of bytes, as 256 bits.
-private struct ByteSet {
-    private var words = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-
-    mutating func insert(_ b: UInt8) {
-        let bit = UInt64(1) << UInt64(b & 63)
-        switch b >> 6 {
-        case 0: words.0 |= bit
-        case 1: words.1 |= bit
-        case 2: words.2 |= bit
-        default: words.3 |= bit
-        }
-    }
-
-    func contains(_ b: UInt8) -> Bool {
-        let bit = UInt64(1) << UInt64(b & 63)
-        switch b >> 6 {
-        case 0: return words.0 & bit != 0
-        case 1: return words.1 & bit != 0
-        case 2: return words.2 & bit != 0
-        default: return words.3 & bit != 0
-        }
     }
 }
