@@ -57,6 +57,21 @@ import Testing
         check(Array((String(repeating: "{\"a\":", count: 70) + "1" + String(repeating: "}", count: 70)).utf8))
     }
 
+    @Test func sequencesOfValues() {
+        func spans(_ text: String) -> [String]? {
+            let bytes = Array(text.utf8)
+            return JSONSkimmer(bytes).validateSequence(0..<bytes.count)?.map { String(decoding: bytes[$0.start..<$0.end], as: UTF8.self) }
+        }
+        #expect(spans("{\"a\":1}\n{\"b\":[2]}\n") == [#"{"a":1}"#, #"{"b":[2]}"#])
+        #expect(spans(" 1 \"x\" true ") == ["1", #""x""#, "true"])
+        #expect(spans(#"{"a":1}"#) == nil)          // one value is not a sequence
+        #expect(spans("{} {") == nil)               // every value must be whole
+        #expect(spans("{} x") == nil)
+        #expect(spans("") == nil)
+        #expect(spans("[1] 2") == ["[1]", "2"])
+        #expect(spans(#"{"a":} {}"#) == nil)         // each value must be one the parser accepts
+    }
+
     @Test(arguments: [UInt64(1), 2, 3])
     func agreesWithTheParserOnMutations(seed: UInt64) {
         var mutator = ByteMutator(seed: seed)

@@ -106,30 +106,23 @@ struct FieldWalker {
         var members: [NumberGroup.Member] = []
         for (index, field) in headers.enumerated() {
             let headerSpans = spans?[index]
-            if let headerSpans, headerSpans.isEmpty {
-                // Nothing to find in it; its number (if any) still joins the headers' group.
-                if let n = parseDecimal(field.valueBytes[...]), !isSkippedHeader(field.name) {
-                    members.append(.init(key: field.name, value: n.value, decimals: n.decimals))
-                }
-                continue
-            }
+            // No span: nothing to find in it, but its number (if any) still joins the headers' group.
+            let quiet = headerSpans?.isEmpty == true
+            let number = parseDecimal(field.valueBytes[...])
+            if quiet, number == nil { continue }
             let name = field.name.lowercased()
             if name == "cookie" {
-                walkCookies(field.valueBytes, spans: headerSpans)
+                if !quiet { walkCookies(field.valueBytes, spans: headerSpans) }
                 continue
             }
             if skippedHeaders.contains(name) { continue }
-            let origin = FieldOrigin(location: "header:" + field.name, key: field.name)
-            if let n = parseDecimal(field.valueBytes[...]) { members.append(.init(key: field.name, value: n.value, decimals: n.decimals)) }
-            leaf(field.valueBytes[...], origin, depth: 0)
+            if let number { members.append(.init(key: field.name, value: number.value, decimals: number.decimals)) }
+            if !quiet { leaf(field.valueBytes[...], FieldOrigin(location: "header:" + field.name, key: field.name), depth: 0) }
         }
         if members.count >= 2 {
             result.groups.append(NumberGroup(prefix: "header:", inner: nil, decodings: [], containerKey: "", members: members, fromOneString: false))
         }
     }
-
-    /// One of the headers the walk skips (`Cookie` included: its cookies are not header numbers).
-    func isSkippedHeader(_ name: String) -> Bool { skippedHeaders.contains(name.lowercased()) }
 
     mutating func walkCookies(_ bytes: [UInt8], spans: [Range<Int>]?) {
         var members: [NumberGroup.Member] = []
@@ -252,7 +245,7 @@ struct FieldWalker {
 
     /// A whole document (a body, a multipart part): by content type, else by shape.
     /// `spans` (over `document`, the array `bytes` is a slice of; top-level bodies only) prune form
-    /// pairs and JSON members; a JSON document is then read by `walkJSONSkim` without being built.
+    /// pairs and JSON members.
     mutating func walkDocument(_ bytes: ArraySlice<UInt8>, contentType: String, origin: FieldOrigin, topLevel: Bool, depth: Int,
                                spans: [Range<Int>]? = nil, document: [UInt8]? = nil) {
         if asciiContains(contentType, "multipart/"), let boundary = boundaryParameter(contentType) {
@@ -274,25 +267,18 @@ struct FieldWalker {
         }
         let trimmed = trimSpace(bytes)
         if let first = trimmed.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-            if topLevel, let spans, let document {
-                let skimmer = JSONSkimmer(document)
-                if let root = skimmer.validate(trimmed.startIndex..<trimmed.endIndex) {
-                    walkJSONSkim(skimmer, root, path: origin.location + ":$", key: "", parentKey: origin.key, origin: origin, depth: depth,
-                                 spans: spans, end: trimmed.endIndex)
-                    return
-                }
-            }
-            if let v = try? JSONParser().parse(trimmed) {
-                // Value offsets count from the start of `trimmed`.
-                let within = spans.map { JSONSpans(spans: $0, base: trimmed.startIndex, end: trimmed.count) }
-                walkJSON(v, path: topLevel ? origin.location + ":$" : "$", key: "", parentKey: origin.key, origin: origin, topLevel: topLevel,
-                         depth: depth, within: within)
+            // Read in place: the body's own array when given (its spans count in it), else a copy.
+            let (skimmer, range) = document.map { (JSONSkimmer($0), trimmed.startIndex..<trimmed.endIndex) }
+                ?? (JSONSkimmer(Array(trimmed)), 0..<trimmed.count)
+            if let root = skimmer.validate(range) {
+                walkJSON(skimmer, root, path: topLevel ? origin.location + ":$" : "$", key: "", parentKey: origin.key, origin: origin,
+                             topLevel: topLevel, depth: depth, spans: document == nil ? nil : spans, end: range.upperBound)
                 return
             }
-            if let seq = JSONParser().parseSequence(Array(trimmed)) {
-                for (i, v) in seq.enumerated() {
-                    walkJSON(v, path: (topLevel ? origin.location + ":$[" : "$[") + String(i) + "]", key: "", parentKey: origin.key, origin: origin,
-                             topLevel: topLevel, depth: depth)
+            if let sequence = skimmer.validateSequence(range) {
+                for (i, value) in sequence.enumerated() {
+                    walkJSON(skimmer, value, path: (topLevel ? origin.location + ":$[" : "$[") + String(i) + "]", key: "",
+                                 parentKey: origin.key, origin: origin, topLevel: topLevel, depth: depth, spans: nil, end: value.end)
                 }
                 return
             }
@@ -353,94 +339,7 @@ struct FieldWalker {
         }
     }
 
-    // MARK: JSON
-
-    /// At the top level `path` already starts with the location (`body:$.a`): a leaf's location
-    /// is then the path itself, not one more string built per field.
-    /// `within` (top-level bodies in profile mode) skips members and items whose bytes touch no span.
-    mutating func walkJSON(_ v: JSONValue, path: String, key: String, parentKey: String, origin: FieldOrigin, topLevel: Bool, depth: Int,
-                           within: JSONSpans? = nil) {
-        if full { return }
-        func at(_ p: String, key: String, parent: String) -> FieldOrigin {
-            var o = origin
-            if topLevel { o.location = p } else { o.inner = p }
-            o.key = key
-            o.parentKey = parent
-            return o
-        }
-        switch v.kind {
-        case .object(let members):
-            var numbers: [NumberGroup.Member] = []
-            for (index, m) in members.enumerated() {
-                if case .number(let t) = m.value.kind, let n = parseDecimal(t[...]) {
-                    numbers.append(.init(key: m.key, value: n.value, decimals: n.decimals))
-                } else if case .number(let t) = m.value.kind, let scaled = scaledCoordinate(key: m.key, t[...]) {
-                    // `latE7: 470864000`, `lng_e6: 2391300`: fixed-point degrees.
-                    numbers.append(.init(key: m.key, value: scaled.value, decimals: scaled.decimals))
-                } else if case .string(let s) = m.value.kind, let n = parseDecimal(s[...]) {
-                    numbers.append(.init(key: m.key, value: n.value, decimals: n.decimals))
-                }
-                // Skip building the child's path when it cannot yield a field.
-                if yieldsNothing(m.value) { continue }
-                var child: JSONSpans?
-                if let within {
-                    let end = index + 1 < members.count ? members[index + 1].keyOffset : within.end
-                    guard let c = within.child(m.value.offset, end) else { continue }
-                    child = c
-                }
-                walkJSON(m.value, path: path + "." + m.key, key: m.key, parentKey: key, origin: origin, topLevel: topLevel, depth: depth,
-                         within: child)
-            }
-            if numbers.count >= 2 {
-                if topLevel {
-                    result.groups.append(NumberGroup(prefix: path + ".", inner: nil, decodings: origin.decodings,
-                                                     containerKey: key, members: numbers, fromOneString: false))
-                } else {
-                    result.groups.append(NumberGroup(prefix: origin.location, inner: path + ".", decodings: origin.decodings,
-                                                     containerKey: key, members: numbers, fromOneString: false))
-                }
-            }
-        case .array(let items):
-            var numbers: [NumberGroup.Member] = []
-            for (i, item) in items.enumerated() {
-                if case .number(let t) = item.kind, items.count <= 3, let n = parseDecimal(t[...]) {
-                    numbers.append(.init(key: String(i), value: n.value, decimals: n.decimals))
-                }
-                if yieldsNothing(item) { continue }
-                var child: JSONSpans?
-                if let within {
-                    let end = i + 1 < items.count ? items[i + 1].offset : within.end
-                    guard let c = within.child(item.offset, end) else { continue }
-                    child = c
-                }
-                walkJSON(item, path: path + "[" + String(i) + "]", key: key, parentKey: parentKey, origin: origin, topLevel: topLevel, depth: depth,
-                         within: child)
-            }
-            if numbers.count >= 2 {
-                let o = at(path, key: key, parent: parentKey)
-                result.groups.append(NumberGroup(prefix: o.location, inner: o.inner, decodings: origin.decodings,
-                                                 containerKey: key, members: numbers, fromOneString: true))
-            }
-        case .string(let s):
-            leaf(s[...], at(path, key: key, parent: parentKey), depth: depth + 1)
-        case .number(let t):
-            emit(t[...], at(path, key: key, parent: parentKey), isNumber: true)
-        case .bool, .null:
-            break
-        }
-    }
-
-    /// True when walking `v` can emit no field and no group: literals, numbers and strings too
-    /// short for `emit`, empty containers.
-    func yieldsNothing(_ v: JSONValue) -> Bool {
-        switch v.kind {
-        case .bool, .null: true
-        case .number(let t): t.count < 5
-        case .string(let s): s.count < 2
-        case .object(let m): m.isEmpty
-        case .array(let a): a.isEmpty
-        }
-    }
+    // MARK: JSON: see JSONWalk.swift
 
     // MARK: XML / plist
 
@@ -576,9 +475,13 @@ struct FieldWalker {
         }
         let first = trimmed[trimmed.startIndex]
         // JSON inside a string.
-        if first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let v = try? JSONParser().parse(trimmed) {
-            walkJSON(v, path: (origin.inner ?? "$"), key: origin.key, parentKey: origin.parentKey, origin: origin, topLevel: false, depth: depth + 1)
-            return
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            let skimmer = JSONSkimmer(Array(trimmed))
+            if let root = skimmer.validate(0..<trimmed.count) {
+                walkJSON(skimmer, root, path: origin.inner ?? "$", key: origin.key, parentKey: origin.parentKey, origin: origin,
+                             topLevel: false, depth: depth + 1, spans: nil, end: trimmed.count)
+                return
+            }
         }
         if first == UInt8(ascii: "<"), trimmed.last == UInt8(ascii: ">") {
             walkXML(trimmed, origin: origin, topLevel: false, depth: depth + 1)
@@ -730,20 +633,6 @@ struct FieldWalker {
         if eq + 1 < bytes.endIndex, bytes[eq + 1] == 0x3D { return false }
         if eq + 1 == bytes.endIndex { return false }
         return bytes.contains(UInt8(ascii: "&")) || eq - bytes.startIndex <= 32
-    }
-}
-
-/// The spans of a JSON document being walked and the byte range of the current value: `base`
-/// turns the parser's offsets (from the start of the parsed text) into indices of the spans' array.
-struct JSONSpans {
-    var spans: [Range<Int>]
-    var base: Int
-    /// End of the current value, as a parser offset (exclusive; may include the separator after it).
-    var end: Int
-
-    /// The spans for a child value at parser offsets `start..<end`, or nil when none touches it.
-    func child(_ start: Int, _ end: Int) -> JSONSpans? {
-        touches(spans, (base + start)..<(base + end)) ? JSONSpans(spans: spans, base: base, end: end) : nil
     }
 }
 

@@ -1,19 +1,21 @@
 import MouchardWire
 
 extension FieldWalker {
-    /// `walkJSON` for a top-level JSON body in profile mode, read in place with a `JSONSkimmer`:
-    /// members and items whose bytes (from the value to the next key or item, as in `JSONSpans`)
-    /// touch no span are skipped without being decoded, and only the strings walked are unescaped.
-    /// Fields, groups and their places are exactly those `walkJSON` gives for the parsed document
-    /// with the same spans (`PartPruningTests` holds the two walks to that).
+    /// Walks a JSON value read in place with a `JSONSkimmer` (no tree is built; only the strings
+    /// walked are unescaped): strings are leaves (decoded further), long numbers are fields, and
+    /// numbers side by side in an object or a short array form a group (coordinate candidates).
     ///
-    /// `path` starts with the location (`body:$`); `end` is where the current value's span ends.
-    mutating func walkJSONSkim(_ json: JSONSkimmer, _ value: JSONSkimmer.Span, path: String, key: String, parentKey: String,
-                               origin: FieldOrigin, depth: Int, spans: [Range<Int>], end: Int) {
+    /// At the top level `path` starts with the location (`body:$`) and is each field's location;
+    /// inside a blob it is the inner path (`$.a`). With `spans` (a top-level body in profile mode,
+    /// spans counted in `json.bytes`), members and items whose bytes — from the value to the next
+    /// key or item, `end` for the last — touch no span are skipped: they cannot hold a profile
+    /// value (`PartPruningTests` holds the pruned walk to the full one).
+    mutating func walkJSON(_ json: JSONSkimmer, _ value: JSONSkimmer.Span, path: String, key: String, parentKey: String,
+                           origin: FieldOrigin, topLevel: Bool, depth: Int, spans: [Range<Int>]?, end: Int) {
         if full { return }
         func at(_ p: String, key: String, parent: String) -> FieldOrigin {
             var o = origin
-            o.location = p
+            if topLevel { o.location = p } else { o.inner = p }
             o.key = key
             o.parentKey = parent
             return o
@@ -47,13 +49,17 @@ extension FieldWalker {
                 }
                 if yieldsNothing(json, v) { continue }
                 let childEnd = index + 1 < members.count ? members[index + 1].key.start : end
-                guard touches(spans, v.start..<childEnd) else { continue }
+                if let spans, !touches(spans, v.start..<childEnd) { continue }
                 let k = keyText()
-                walkJSONSkim(json, v, path: path + "." + k, key: k, parentKey: key, origin: origin, depth: depth, spans: spans, end: childEnd)
+                walkJSON(json, v, path: path + "." + k, key: k, parentKey: key, origin: origin, topLevel: topLevel, depth: depth,
+                         spans: spans, end: childEnd)
             }
             if numbers.count >= 2 {
-                result.groups.append(NumberGroup(prefix: path + ".", inner: nil, decodings: origin.decodings,
-                                                 containerKey: key, members: numbers, fromOneString: false))
+                result.groups.append(topLevel
+                    ? NumberGroup(prefix: path + ".", inner: nil, decodings: origin.decodings, containerKey: key, members: numbers,
+                                  fromOneString: false)
+                    : NumberGroup(prefix: origin.location, inner: path + ".", decodings: origin.decodings, containerKey: key,
+                                  members: numbers, fromOneString: false))
             }
         case .array:
             let items = json.items(of: value)
@@ -64,9 +70,9 @@ extension FieldWalker {
                 }
                 if yieldsNothing(json, item) { continue }
                 let childEnd = i + 1 < items.count ? items[i + 1].start : end
-                guard touches(spans, item.start..<childEnd) else { continue }
-                walkJSONSkim(json, item, path: path + "[" + String(i) + "]", key: key, parentKey: parentKey, origin: origin, depth: depth,
-                             spans: spans, end: childEnd)
+                if let spans, !touches(spans, item.start..<childEnd) { continue }
+                walkJSON(json, item, path: path + "[" + String(i) + "]", key: key, parentKey: parentKey, origin: origin,
+                         topLevel: topLevel, depth: depth, spans: spans, end: childEnd)
             }
             if numbers.count >= 2 {
                 let o = at(path, key: key, parent: parentKey)
@@ -82,7 +88,8 @@ extension FieldWalker {
         }
     }
 
-    /// `yieldsNothing` for a value read in place.
+    /// True when walking `v` can emit no field and no group: literals, numbers and strings too
+    /// short for `emit`, empty containers.
     func yieldsNothing(_ json: JSONSkimmer, _ v: JSONSkimmer.Span) -> Bool {
         switch v.kind {
         case .literal: return true

@@ -23,21 +23,6 @@ public struct JSONParser: Sendable {
         return v
     }
 
-    /// Parses a sequence of JSON texts separated by whitespace/newlines (NDJSON, JSON Lines).
-    /// Nil when the input is not such a sequence of at least two values.
-    public func parseSequence(_ bytes: [UInt8]) -> [JSONValue]? {
-        var cursor = Cursor(bytes: bytes, maxDepth: maxDepth)
-        var out: [JSONValue] = []
-        cursor.skipSpace()
-        while cursor.i < bytes.count {
-            guard let v = try? cursor.value(depth: 0) else { return nil }
-            out.append(v)
-            cursor.skipSpace()
-            if out.count > 100_000 { return nil }
-        }
-        return out.count >= 2 ? out : nil
-    }
-
     private struct Cursor {
         let bytes: [UInt8]
         let maxDepth: Int

@@ -49,6 +49,26 @@ public struct JSONSkimmer: Sendable {
         }
     }
 
+    /// The spans of a sequence of JSON texts separated by whitespace (NDJSON, JSON Lines) in
+    /// `range`, each one a value `JSONParser` accepts: at least two values, at most 100,000; nil
+    /// otherwise.
+    public func validateSequence(_ range: Range<Int>) -> [Span]? {
+        guard range.lowerBound >= 0, range.upperBound <= bytes.count else { return nil }
+        return bytes.withUnsafeBufferPointer { p -> [Span]? in
+            var v = Validator(p: p, end: range.upperBound, maxDepth: maxDepth, i: range.lowerBound)
+            var out: [Span] = []
+            v.skipSpace()
+            while v.i < v.end {
+                let start = v.i
+                guard let kind = Self.kind(p[start]), v.value(depth: 0) else { return nil }
+                out.append(Span(start: start, end: v.i, kind: kind))
+                v.skipSpace()
+                if out.count > 100_000 { return nil }
+            }
+            return out.count >= 2 ? out : nil
+        }
+    }
+
     /// The same checks as `JSONParser.Cursor`, without building values.
     private struct Validator {
         let p: UnsafeBufferPointer<UInt8>
