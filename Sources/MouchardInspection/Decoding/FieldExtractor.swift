@@ -221,7 +221,7 @@ struct FieldWalker {
         var spans = spans
         var decodings: [String] = []
         let headers = request.headers
-        if let ce = headers["Content-Encoding"]?.lowercased().trimmingASCIISpaces(), !ce.isEmpty, ce != "identity" {
+        if let ce = headerText(headers, named: "content-encoding")?.trimmingASCIISpaces(), !ce.isEmpty, ce != "identity" {
             if let out = try? ContentDecoder(limit: config.maxDecodedBytes).decode(body, contentEncoding: ce) {
                 body = out
                 decodings.append(contentsOf: ce.split(separator: ",").map { $0.trimmingCharacters(in: " ") }.reversed())
@@ -237,10 +237,29 @@ struct FieldWalker {
             spans = ByteCodecs.looksLikeText(body.prefix(512)) ? pruning.matcher.spans(body[...]) : nil
         }
         if pruning != nil, let spans, spans.isEmpty { return }
-        let contentType = headers["Content-Type"]?.lowercased() ?? ""
+        let contentType = headerText(headers, named: "content-type") ?? ""
         let origin = FieldOrigin(location: "body", decodings: decodings)
         walkDocument(body[...], contentType: contentType, origin: origin, topLevel: true, depth: 0, spans: pruning == nil ? nil : spans,
                      document: body)
+    }
+
+    /// `headers[name]?.lowercased()` (`name` given in lower case), read from the field's bytes:
+    /// ASCII values (all real ones) are folded without building the text view first.
+    func headerText(_ headers: HTTPHeaders, named name: StaticString) -> String? {
+        let n = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        for field in headers.fields {
+            var fieldName = field.name
+            let same = fieldName.withUTF8 { f in
+                guard f.count == n.count else { return false }
+                for k in 0..<n.count where foldASCII(f[k]) != n[k] { return false }
+                return true
+            }
+            guard same else { continue }
+            let bytes = field.valueBytes
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return field.value.lowercased() }
+            return String(decoding: bytes.map(foldASCII), as: UTF8.self)
+        }
+        return nil
     }
 
     /// A whole document (a body, a multipart part): by content type, else by shape.

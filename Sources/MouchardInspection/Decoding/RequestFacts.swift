@@ -17,7 +17,8 @@ struct RequestFacts {
         guard target.utf8.first == UInt8(ascii: "/"), r.method != "CONNECT" else { return (r.host, r.url) }
         var authority = ""
         for f in r.headers.fields where f.name.utf8.count == 4 && asciiCaseInsensitiveEqualsHost(f.name) {
-            authority = f.value
+            // ASCII (every real Host) reads as itself: skip the validating text view.
+            authority = f.valueBytes.allSatisfy({ $0 < 0x80 }) ? String(decoding: f.valueBytes, as: UTF8.self) : f.value
             break
         }
         if authority.isEmpty { authority = r.fallbackAuthority ?? "" }
