@@ -507,16 +507,18 @@ struct FieldWalker {
             return
         }
         emit(bytes, origin)
-        numbersInString(bytes, origin)
+        // One pass answers the questions below (escapes, form, decimals).
+        let shape = LeafShape(trimmed)
+        if shape.hasDot { numbersInString(bytes, origin) }
         // Percent-encoding left in a value (double encoding, or a header/JSON string holding it).
-        if ByteCodecs.hasPercentEscape(trimmed), let decoded = ByteCodecs.percentDecode(trimmed, plusAsSpace: false) {
+        if shape.hasPercentEscape, let decoded = ByteCodecs.percentDecode(trimmed, plusAsSpace: false) {
             var o = origin
             o.decodings.append("url")
             leaf(decoded[...], o, depth: depth + 1)
             return
         }
         // A query/form string inside a value.
-        if looksLikeForm(trimmed) {
+        if shape.looksLikeForm {
             walkForm(trimmed, prefix: "", origin: origin, depth: depth + 1)
         }
         tryHex(trimmed, origin, depth: depth)
@@ -600,8 +602,9 @@ struct FieldWalker {
     }
 
     /// Decimal numbers written inside one string (`47.08,2.39`, `geo:47.08;2.39`, `[2.39, 47.08]`).
+    /// Only called for bytes holding a `.` (the leaf's `LeafShape` tells).
     mutating func numbersInString(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin) {
-        guard bytes.count >= 7, bytes.count <= 200, bytes.contains(UInt8(ascii: ".")) else { return }
+        guard bytes.count >= 7, bytes.count <= 200 else { return }
         var members: [NumberGroup.Member] = []
         var i = bytes.startIndex
         while i < bytes.endIndex, members.count < 8 {
@@ -641,18 +644,9 @@ struct FieldWalker {
         return nil
     }
 
-    func looksLikeForm(_ bytes: ArraySlice<UInt8>) -> Bool {
-        guard bytes.count >= 3, bytes.count < 1 << 20, let eq = bytes.firstIndex(of: UInt8(ascii: "=")), eq > bytes.startIndex else { return false }
-        // Key characters only before the first '='; at least one '&' or the single pair is short.
-        for b in bytes[bytes.startIndex..<eq] where !(isASCIIAlnum(b) || b == 0x5F || b == 0x2D || b == 0x2E || b == 0x5B || b == 0x5D || b == 0x25 || b == 0x24) {
-            return false
-        }
-        if bytes.contains(where: { $0 == 0x20 || $0 == 0x0A }) { return false }
-        // base64 padding `abc==` is not a form.
-        if eq + 1 < bytes.endIndex, bytes[eq + 1] == 0x3D { return false }
-        if eq + 1 == bytes.endIndex { return false }
-        return bytes.contains(UInt8(ascii: "&")) || eq - bytes.startIndex <= 32
-    }
+    /// `a=1&b=2` or one short `key=value`: key characters only before the first `=`, no spaces or
+    /// newlines, not base64 padding (`abc==`), a value after the `=` (see `LeafShape`).
+    func looksLikeForm(_ bytes: ArraySlice<UInt8>) -> Bool { LeafShape(bytes).looksLikeForm }
 }
 
 /// Calls `body` with each non-empty part of `bytes` between `separator`s, in order, until it
