@@ -30,7 +30,7 @@ extension FieldWalker {
                 var memberKey: String?
                 func keyText() -> String {
                     if let memberKey { return memberKey }
-                    let k = String(decoding: json.string(m.key), as: UTF8.self)
+                    let k = json.text(m.key)
                     memberKey = k
                     return k
                 }
@@ -51,7 +51,7 @@ extension FieldWalker {
                 let childEnd = index + 1 < members.count ? members[index + 1].key.start : end
                 if let spans, !touches(spans, v.start..<childEnd) { continue }
                 let k = keyText()
-                walkJSON(json, v, path: path + "." + k, key: k, parentKey: key, origin: origin, topLevel: topLevel, depth: depth,
+                walkJSON(json, v, path: joined(path, ".", k), key: k, parentKey: key, origin: origin, topLevel: topLevel, depth: depth,
                          spans: spans, end: childEnd)
             }
             if numbers.count >= 2 {
@@ -80,12 +80,22 @@ extension FieldWalker {
                                                  containerKey: key, members: numbers, fromOneString: true))
             }
         case .string:
-            leaf(json.string(value)[...], at(path, key: key, parent: parentKey), depth: depth + 1)
+            leaf(json.stringSlice(value), at(path, key: key, parent: parentKey), depth: depth + 1)
         case .number:
             emit(Array(bytes[value.start..<value.end])[...], at(path, key: key, parent: parentKey), isNumber: true)
         case .literal:
             break
         }
+    }
+
+    /// `a + separator + b` in one allocation (chained `+` makes an intermediate string).
+    func joined(_ a: String, _ separator: String, _ b: String) -> String {
+        var s = ""
+        s.reserveCapacity(a.utf8.count + separator.utf8.count + b.utf8.count)
+        s += a
+        s += separator
+        s += b
+        return s
     }
 
     /// True when walking `v` can emit no field and no group: literals, numbers and strings too
