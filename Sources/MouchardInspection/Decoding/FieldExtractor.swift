@@ -36,6 +36,8 @@ public struct FieldExtractor: Sendable {
     /// walked (profile mode: they cannot hold a profile value); `target` is the request target's bytes.
     func extract(_ request: HTTPRequest, target: [UInt8], pruning: (interest: RequestInterest, matcher: KnownValueMatcher)?) -> Result {
         var w = FieldWalker(config: self)
+        // Most walked requests yield a few dozen fields: grow once, not at 1, 2, 4, 8...
+        w.result.fields.reserveCapacity(32)
         if let pruning, pruning.interest.prunes { w.pruning = pruning }
         let interest = w.pruning?.interest
         // Split the target once (path, then query up to a fragment).
@@ -153,8 +155,17 @@ struct FieldWalker {
         var members: [NumberGroup.Member] = []
         let nested = prefix.isEmpty
         var complete = true
-        forEachPart(of: bytes, separatedBy: UInt8(ascii: "&")) { pair in
-            if full { complete = false; return false }
+        // The decodings of a percent-decoded value: built once, shared by the pairs.
+        var urlDecodings: [String]?
+        // A loop, not `forEachPart`: a closure here would copy the walker for every pair.
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            var end = start
+            while end < bytes.endIndex, bytes[end] != UInt8(ascii: "&") { end += 1 }
+            defer { start = end + 1 }
+            guard end > start else { continue }
+            let pair = bytes[start..<end]
+            if full { complete = false; break }
             let eq = pair.firstIndex(of: UInt8(ascii: "="))
             // A pair without escapes decodes to itself: when no span touches it, only its number
             // (for coordinate pairs) is needed.
@@ -164,7 +175,7 @@ struct FieldWalker {
                     let name = String(decoding: pair[pair.startIndex..<eq], as: UTF8.self)
                     members.append(.init(key: name, value: n.value, decimals: n.decimals))
                 }
-                return true
+                continue
             }
             let rawName = eq.map { pair[pair.startIndex..<$0] } ?? pair
             let rawValue = eq.map { pair[($0 + 1)...] } ?? pair[pair.endIndex...]
@@ -180,18 +191,17 @@ struct FieldWalker {
             }
             if eq == nil {
                 if !nested { leaf(rawName, FieldOrigin(location: prefix.hasPrefix("query") ? "query:\(name)" : o.location, key: ""), depth: depth) }
-                return true
+                continue
             }
             if let decoded = ByteCodecs.percentDecode(rawValue, plusAsSpace: true) {
                 if let n = parseDecimal(decoded[...]) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
-                var d = o
-                d.decodings.append("url")
-                leaf(decoded[...], d, depth: depth + 1)
+                if urlDecodings == nil { urlDecodings = origin.decodings + ["url"] }
+                o.decodings = urlDecodings ?? []
+                leaf(decoded[...], o, depth: depth + 1)
             } else {
                 if let n = parseDecimal(rawValue) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
                 leaf(rawValue, o, depth: depth)
             }
-            return true
         }
         guard complete else { return }
         if members.count >= 2 {
@@ -220,8 +230,8 @@ struct FieldWalker {
         guard !body.isEmpty else { return }
         var spans = spans
         var decodings: [String] = []
-        let headers = request.headers
-        if let ce = headerText(headers, named: "content-encoding")?.trimmingASCIISpaces(), !ce.isEmpty, ce != "identity" {
+        let content = contentHeaders(request.headers)
+        if let ce = content.encoding?.trimmingASCIISpaces(), !ce.isEmpty, ce != "identity" {
             if let out = try? ContentDecoder(limit: config.maxDecodedBytes).decode(body, contentEncoding: ce) {
                 body = out
                 decodings.append(contentsOf: ce.split(separator: ",").map { $0.trimmingCharacters(in: " ") }.reversed())
@@ -237,29 +247,38 @@ struct FieldWalker {
             spans = ByteCodecs.looksLikeText(body.prefix(512)) ? pruning.matcher.spans(body[...]) : nil
         }
         if pruning != nil, let spans, spans.isEmpty { return }
-        let contentType = headerText(headers, named: "content-type") ?? ""
+        let contentType = content.type ?? ""
         let origin = FieldOrigin(location: "body", decodings: decodings)
         walkDocument(body[...], contentType: contentType, origin: origin, topLevel: true, depth: 0, spans: pruning == nil ? nil : spans,
                      document: body)
     }
 
-    /// `headers[name]?.lowercased()` (`name` given in lower case), read from the field's bytes:
-    /// ASCII values (all real ones) are folded without building the text view first.
-    func headerText(_ headers: HTTPHeaders, named name: StaticString) -> String? {
-        let n = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+    /// `headers["Content-Type"]?.lowercased()` and the same for Content-Encoding, in one pass over
+    /// the fields comparing name bytes; ASCII values (all real ones) are folded without building
+    /// the text view first.
+    func contentHeaders(_ headers: HTTPHeaders) -> (type: String?, encoding: String?) {
+        var type: String?
+        var encoding: String?
         for field in headers.fields {
-            var fieldName = field.name
-            let same = fieldName.withUTF8 { f in
-                guard f.count == n.count else { return false }
-                for k in 0..<n.count where foldASCII(f[k]) != n[k] { return false }
-                return true
+            let isType: Bool
+            switch field.name.utf8.count {
+            case 12: isType = true
+            case 16: isType = false
+            default: continue
             }
+            if isType ? type != nil : encoding != nil { continue }
+            let wanted: StaticString = isType ? "content-type" : "content-encoding"
+            let same = field.name.utf8.withContiguousStorageIfAvailable { f in
+                for k in 0..<f.count where foldASCII(f[k]) != wanted.utf8Start[k] { return false }
+                return true
+            } ?? asciiCaseInsensitiveEquals(field.name, wanted.description)
             guard same else { continue }
             let bytes = field.valueBytes
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return field.value.lowercased() }
-            return String(decoding: bytes.map(foldASCII), as: UTF8.self)
+            let text = bytes.allSatisfy({ $0 < 0x80 }) ? String(decoding: bytes.map(foldASCII), as: UTF8.self) : field.value.lowercased()
+            if isType { type = text } else { encoding = text }
+            if type != nil, encoding != nil { break }
         }
-        return nil
+        return (type, encoding)
     }
 
     /// A whole document (a body, a multipart part): by content type, else by shape.
@@ -563,40 +582,33 @@ struct FieldWalker {
         let minimum = config.minBase64Length
         let base = bytes.startIndex
         let found: Range<Int>? = bytes.withUnsafeBufferPointer { p in
-            var k = i - base
-            let n = p.count
-            while k < n {
-                guard isBase64Alphabet(p[k]) else { k += 1; continue }
-                let start = k
-                var upper = false, lower = false, digit = false, nonHex = false
+            base64RunClasses.withUnsafeBufferPointer { table in
+                var k = i - base
+                let n = p.count
                 while k < n {
-                    let b = p[k]
-                    if b >= 0x41 && b <= 0x5A {
-                        upper = true
-                        if b > 0x46 { nonHex = true }
-                    } else if b >= 0x61 && b <= 0x7A {
-                        lower = true
-                        if b > 0x66 { nonHex = true }
-                    } else if b >= 0x30 && b <= 0x39 {
-                        digit = true
-                    } else if b == 0x2B || b == 0x2F || b == 0x5F {
-                        nonHex = true
-                    } else if b != 0x2D {
-                        break
+                    guard table[Int(p[k])] & Base64RunClass.alphabet != 0 else { k += 1; continue }
+                    let start = k
+                    var seen: UInt8 = 0
+                    while k < n {
+                        let c = table[Int(p[k])]
+                        if c & Base64RunClass.alphabet == 0 { break }
+                        seen |= c
+                        k += 1
                     }
-                    k += 1
+                    let runEnd = k
+                    while k < n, p[k] == 0x3D, k - runEnd < 2 { k += 1 }
+                    // Same tests as `looksLikeBase64Run` and the plain-hex exclusion, in the one pass.
+                    let padded = k > runEnd
+                    let upper = seen & Base64RunClass.upper != 0, lower = seen & Base64RunClass.lower != 0
+                    let digit = seen & Base64RunClass.digit != 0, nonHex = seen & Base64RunClass.nonHex != 0
+                    if k - start >= minimum, nonHex || padded, padded || (upper && lower) || (upper && digit) {
+                        i = base + k
+                        return (base + start)..<(base + k)
+                    }
                 }
-                let runEnd = k
-                while k < n, p[k] == 0x3D, k - runEnd < 2 { k += 1 }
-                // Same tests as `looksLikeBase64Run` and the plain-hex exclusion, in the one pass.
-                let padded = k > runEnd
-                if k - start >= minimum, nonHex || padded, padded || (upper && lower) || (upper && digit) {
-                    i = base + k
-                    return (base + start)..<(base + k)
-                }
+                i = base + n
+                return nil
             }
-            i = base + n
-            return nil
         }
         return found.map { bytes[$0] }
     }
@@ -660,6 +672,29 @@ func forEachPart(of bytes: ArraySlice<UInt8>, separatedBy separator: UInt8, _ bo
         if end > start, !body(bytes[start..<end]) { return }
         start = end + 1
     }
+}
+
+/// What `nextBase64Candidate` needs to know of a byte (bits of `base64RunClasses`).
+enum Base64RunClass {
+    /// In the base64 or base64url alphabet (padding excluded).
+    static let alphabet: UInt8 = 1
+    static let upper: UInt8 = 2
+    static let lower: UInt8 = 4
+    static let digit: UInt8 = 8
+    /// Not a hex digit (`G-Z`, `g-z`, `+`, `/`, `_`).
+    static let nonHex: UInt8 = 16
+}
+
+/// `Base64RunClass` bits of every byte.
+let base64RunClasses: [UInt8] = (0..<256).map { i in
+    let b = UInt8(i)
+    var c: UInt8 = 0
+    if isBase64Alphabet(b) { c |= Base64RunClass.alphabet }
+    if b >= 0x41 && b <= 0x5A { c |= Base64RunClass.upper | (b > 0x46 ? Base64RunClass.nonHex : 0) }
+    if b >= 0x61 && b <= 0x7A { c |= Base64RunClass.lower | (b > 0x66 ? Base64RunClass.nonHex : 0) }
+    if b >= 0x30 && b <= 0x39 { c |= Base64RunClass.digit }
+    if b == 0x2B || b == 0x2F || b == 0x5F { c |= Base64RunClass.nonHex }
+    return c
 }
 
 /// A byte of the base64 or base64url alphabet (padding excluded).
