@@ -514,10 +514,16 @@ struct FieldWalker {
         let first = trimmed[trimmed.startIndex]
         // JSON inside a string.
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-            let skimmer = JSONSkimmer(Array(trimmed))
-            if let root = skimmer.validate(0..<trimmed.count) {
+            let document = Array(trimmed)
+            let skimmer = JSONSkimmer(document)
+            if let root = skimmer.validate(0..<document.count) {
+                // Profile mode: a sizeable document (a decoded blob, most often) is pruned by its own
+                // spans, as a decompressed body is (`walkBody`).
+                let spans = pruning.flatMap { pruning in
+                    document.count >= 32 && pruning.matcher.looksLikeText(document.prefix(512)) ? pruning.matcher.spans(document[...]) : nil
+                }
                 walkJSON(skimmer, root, path: origin.inner ?? "$", key: origin.key, parentKey: origin.parentKey, origin: origin,
-                             topLevel: false, depth: depth + 1, spans: nil, end: trimmed.count)
+                             topLevel: false, depth: depth + 1, spans: spans, end: document.count)
                 return
             }
         }
