@@ -180,11 +180,28 @@ enum ByteCodecs {
         var bad = 0
         var ascii = true
         bytes.withUnsafeBufferPointer { p in
-            for b in p {
-                // Printable ASCII (most bytes) costs one comparison.
-                if b >= 0x20 && b < 0x7F { continue }
-                if b >= 0x80 { ascii = false; continue }
-                if b != 0x09, b != 0x0A, b != 0x0D { bad += 1 }
+            guard let base = p.baseAddress else { return }
+            // Eight printable ASCII bytes (most text) at a time: no high bit, none below 0x20, no DEL;
+            // a word holding another byte is looked at byte by byte.
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            var i = 0
+            while i < p.count {
+                var stop = p.count
+                if i + 8 <= p.count {
+                    let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                    let below20 = (x &- 0x20 &* ones) & ~x & highs
+                    let del = ((x ^ 0x7F &* ones) &- ones) & ~(x ^ 0x7F &* ones) & highs
+                    if (x & highs) | below20 | del == 0 { i += 8; continue }
+                    stop = i + 8
+                }
+                while i < stop {
+                    let b = p[i]
+                    i += 1
+                    // Printable ASCII (most bytes) costs one comparison.
+                    if b >= 0x20 && b < 0x7F { continue }
+                    if b >= 0x80 { ascii = false; continue }
+                    if b != 0x09, b != 0x0A, b != 0x0D { bad += 1 }
+                }
             }
         }
         if bad * 10 > bytes.count { return false }

@@ -345,6 +345,8 @@ struct FieldWalker {
         var starts: [Int] = []
         var i = bytes.startIndex
         while i + delimiter.count <= bytes.endIndex, starts.count < 1000 {
+            // The delimiter starts with `-`: most positions are ruled out by their first byte.
+            if bytes[i] != 0x2D { i += 1; continue }
             var ok = true
             for k in 0..<delimiter.count where foldASCII(bytes[i + k]) != foldASCII(delimiter[k]) { ok = false; break }
             if ok { starts.append(i); i += delimiter.count } else { i += 1 }
@@ -354,13 +356,27 @@ struct FieldWalker {
             var part = bytes[(a + delimiter.count)..<b]
             // Headers end at the first blank line.
             guard let sep = findSubsequence(part, [13, 10, 13, 10]) ?? findSubsequence(part, [10, 10]) else { continue }
-            let headerText = String(decoding: part[part.startIndex..<sep], as: UTF8.self)
+            let headerBytes = part[part.startIndex..<sep]
             let sepLength = part[sep] == 13 ? 4 : 2
             part = part[(sep + sepLength)...]
             if part.last == 10 { part = part.dropLast() }
             if part.last == 13 { part = part.dropLast() }
-            var name = "part"
-            var partType = ""
+            let (name, partType) = partHeaders(headerBytes)
+            var o = origin
+            o.location = "multipart:" + name
+            o.key = name
+            walkDocument(part, contentType: partType, origin: o, topLevel: false, depth: depth + 1)
+        }
+    }
+
+    /// The name (from `Content-Disposition: ...; name="..."`, else `part`) and the lower-cased
+    /// content type of a multipart part's header block. ASCII headers (all real ones) are read
+    /// as bytes; others as text, lines split at every kind of newline.
+    func partHeaders(_ bytes: ArraySlice<UInt8>) -> (name: String, type: String) {
+        var name = "part"
+        var partType = ""
+        guard bytes.allSatisfy({ $0 < 0x80 && $0 != 0x0B && $0 != 0x0C }) else {
+            let headerText = String(decoding: bytes, as: UTF8.self)
             for line in headerText.split(whereSeparator: \.isNewline) {
                 let l = line.lowercased()
                 if l.hasPrefix("content-disposition"), let r = line.range(of: "name=\"") {
@@ -370,11 +386,30 @@ struct FieldWalker {
                     partType = String(l.dropFirst("content-type:".count)).trimmingASCIISpaces()
                 }
             }
-            var o = origin
-            o.location = "multipart:" + name
-            o.key = name
-            walkDocument(part, contentType: partType, origin: o, topLevel: false, depth: depth + 1)
+            return (name, partType)
         }
+        func hasFoldedPrefix(_ line: ArraySlice<UInt8>, _ prefix: StaticString) -> Bool {
+            let n = prefix.utf8CodeUnitCount
+            guard line.count >= n else { return false }
+            for k in 0..<n where foldASCII(line[line.startIndex + k]) != prefix.utf8Start[k] { return false }
+            return true
+        }
+        // Lines end at CR or LF (a CRLF ends one line: empty pieces are skipped).
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            var end = start
+            while end < bytes.endIndex, bytes[end] != 0x0A, bytes[end] != 0x0D { end += 1 }
+            let line = bytes[start..<end]
+            start = end + 1
+            if line.isEmpty { continue }
+            if hasFoldedPrefix(line, "content-disposition"), let r = findSubsequence(line, Array("name=\"".utf8)) {
+                let rest = line[(r + 6)...]
+                if let q = rest.firstIndex(of: 0x22) { name = String(decoding: rest[..<q], as: UTF8.self) }
+            } else if hasFoldedPrefix(line, "content-type:") {
+                partType = String(decoding: line.dropFirst(13).map(foldASCII), as: UTF8.self).trimmingASCIISpaces()
+            }
+        }
+        return (name, partType)
     }
 
     // MARK: JSON: see JSONWalk.swift
@@ -782,20 +817,24 @@ func asciiContains(_ haystack: String, _ needle: String) -> Bool {
 
 func asciiContains(_ haystack: String, _ n: UnsafeBufferPointer<UInt8>) -> Bool {
     guard n.count > 0 else { return true }
+    // Native strings are read in place; others (bridged, never in practice) through a copy.
+    if let found = haystack.utf8.withContiguousStorageIfAvailable({ asciiContains($0, n) }) { return found }
     var h = haystack
-    return h.withUTF8 { hay in
-        guard hay.count >= n.count else { return false }
-        var i = 0
-        while i + n.count <= hay.count {
-            if hay[i] == n[0] {
-                var ok = true
-                for k in 1..<n.count where hay[i + k] != n[k] { ok = false; break }
-                if ok { return true }
-            }
-            i += 1
+    return h.withUTF8 { asciiContains($0, n) }
+}
+
+private func asciiContains(_ hay: UnsafeBufferPointer<UInt8>, _ n: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard hay.count >= n.count else { return false }
+    var i = 0
+    while i + n.count <= hay.count {
+        if hay[i] == n[0] {
+            var ok = true
+            for k in 1..<n.count where hay[i + k] != n[k] { ok = false; break }
+            if ok { return true }
         }
-        return false
+        i += 1
     }
+    return false
 }
 
 /// Degrees written as integers scaled by 10^5, 10^6 or 10^7, named so (`latE7`, `lng_e6`).
