@@ -659,23 +659,29 @@ struct FieldWalker {
     mutating func numbersInString(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin) {
         guard bytes.count >= 7, bytes.count <= 200 else { return }
         var members: [NumberGroup.Member] = []
-        var i = bytes.startIndex
-        while i < bytes.endIndex, members.count < 8 {
-            let b = bytes[i]
-            let startsNumber = (b >= 0x30 && b <= 0x39) || (b == 0x2D && i + 1 < bytes.endIndex && bytes[i + 1] >= 0x30 && bytes[i + 1] <= 0x39)
-            if !startsNumber { i += 1; continue }
-            if i > bytes.startIndex, isASCIIAlnum(bytes[i - 1]) || bytes[i - 1] == 0x2E {
-                i += 1
-                while i < bytes.endIndex, isASCIIAlnum(bytes[i]) || bytes[i] == 0x2E { i += 1 }
-                continue
+        bytes.withUnsafeBufferPointer { p in
+            // Every number `parseDecimal` reads has a `.`: a group of two needs two of them.
+            guard let dot = p.firstIndex(of: 0x2E), p[(dot + 1)...].contains(0x2E) else { return }
+            @inline(__always) func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+            let end = p.count
+            var i = 0
+            while i < end, members.count < 8 {
+                let b = p[i]
+                let startsNumber = isDigit(b) || (b == 0x2D && i + 1 < end && isDigit(p[i + 1]))
+                if !startsNumber { i += 1; continue }
+                if i > 0, isASCIIAlnum(p[i - 1]) || p[i - 1] == 0x2E {
+                    i += 1
+                    while i < end, isASCIIAlnum(p[i]) || p[i] == 0x2E { i += 1 }
+                    continue
+                }
+                var j = i + 1
+                while j < end, isDigit(p[j]) || p[j] == 0x2E { j += 1 }
+                if j < end, isASCIIAlnum(p[j]) { i = j; continue }
+                if let n = parseDecimal(UnsafeBufferPointer(rebasing: p[i..<j])) {
+                    members.append(.init(key: String(members.count), value: n.value, decimals: n.decimals))
+                }
+                i = j
             }
-            var j = i + 1
-            while j < bytes.endIndex, (bytes[j] >= 0x30 && bytes[j] <= 0x39) || bytes[j] == 0x2E { j += 1 }
-            if j < bytes.endIndex, isASCIIAlnum(bytes[j]) { i = j; continue }
-            if let n = parseDecimal(bytes[i..<j]) {
-                members.append(.init(key: "\(members.count)", value: n.value, decimals: n.decimals))
-            }
-            i = j
         }
         if members.count >= 2 {
             result.groups.append(NumberGroup(prefix: origin.location, inner: origin.inner, decodings: origin.decodings,
