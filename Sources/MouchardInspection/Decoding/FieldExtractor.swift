@@ -181,14 +181,9 @@ struct FieldWalker {
             let rawValue = eq.map { pair[($0 + 1)...] } ?? pair[pair.endIndex...]
             let decodedName = ByteCodecs.percentDecode(rawName, plusAsSpace: true)
             let name = decodedName.map { String(decoding: $0, as: UTF8.self) } ?? String(decoding: rawName, as: UTF8.self)
-            var o = origin
-            o.key = bracketLeaf(name)
-            o.parentKey = origin.key
-            if nested {
-                o.inner = (origin.inner ?? "") + (origin.inner == nil ? "" : ".") + name
-            } else {
-                o.location = prefix + name
-            }
+            var o = FieldOrigin(location: nested ? origin.location : prefix + name,
+                                inner: nested ? (origin.inner ?? "") + (origin.inner == nil ? "" : ".") + name : origin.inner,
+                                decodings: origin.decodings, key: bracketLeaf(name), parentKey: origin.key)
             if eq == nil {
                 if !nested { leaf(rawName, FieldOrigin(location: prefix.hasPrefix("query") ? "query:\(name)" : o.location, key: ""), depth: depth) }
                 continue

@@ -14,11 +14,9 @@ extension FieldWalker {
                            origin: FieldOrigin, topLevel: Bool, depth: Int, spans: [Range<Int>]?, end: Int) {
         if full { return }
         func at(_ p: String, key: String, parent: String) -> FieldOrigin {
-            var o = origin
-            if topLevel { o.location = p } else { o.inner = p }
-            o.key = key
-            o.parentKey = parent
-            return o
+            // Built whole: copying `origin` and then replacing three of its strings costs more.
+            FieldOrigin(location: topLevel ? p : origin.location, inner: topLevel ? origin.inner : p, decodings: origin.decodings,
+                        key: key, parentKey: parent)
         }
         let bytes = json.bytes
         switch value.kind {

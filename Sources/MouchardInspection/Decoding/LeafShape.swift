@@ -19,27 +19,27 @@ struct LeafShape {
         bytes.withUnsafeBufferPointer { p in
             guard let base = p.baseAddress else { return }
             LeafShape.classes.withUnsafeBufferPointer { table in
-                var k = 0
-                // Up to the first `=`: the form key's bytes.
-                while k < n {
+                // Eight bytes at a time, looked at closely only when one may be of interest.
+                @inline(__always) func look(_ k: Int) {
                     let b = p[k]
-                    if b == 0x3D { eq = k; break }
-                    let c = table[Int(b)]
-                    any |= c
-                    keyBytes &= c
-                    k += 1
+                    any |= table[Int(b)]
+                    if b == 0x3D, eq < 0 { eq = k }
                 }
-                // The rest: eight bytes at a time, looked at closely only when one is of interest.
+                var k = 0
                 while k + 8 <= n {
                     let w = UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self)
                     if LeafShape.mayHoldMarked(w) {
-                        for j in k..<(k + 8) { any |= table[Int(p[j])] }
+                        for j in k..<(k + 8) { look(j) }
                     }
                     k += 8
                 }
                 while k < n {
-                    any |= table[Int(p[k])]
+                    look(k)
                     k += 1
+                }
+                // The form key's bytes (before the first `=`), when the rest could make a form.
+                if eq > 0, any & LeafShape.spaceOrNewline == 0 {
+                    for j in 0..<eq { keyBytes &= table[Int(p[j])] }
                 }
             }
             if any & LeafShape.percent != 0 {
@@ -60,15 +60,15 @@ struct LeafShape {
         }
     }
 
-    /// True when one of the eight bytes of `w` may be `%`, `.`, space, LF or `&` (the bytes the
-    /// pass after the first `=` looks for): exact for no false negatives, a few false positives.
+    /// True when one of the eight bytes of `w` may be `%`, `.`, space, LF, `&` or `=` (the bytes
+    /// the pass looks for): no false negatives, a few false positives.
     @inline(__always)
     private static func mayHoldMarked(_ w: UInt64) -> Bool {
         let low: UInt64 = 0x0101_0101_0101_0101
         let high: UInt64 = 0x8080_8080_8080_8080
         @inline(__always) func zeroByte(_ x: UInt64) -> UInt64 { (x &- low) & ~x & high }
         return zeroByte(w ^ (low &* 0x25)) | zeroByte(w ^ (low &* 0x2E)) | zeroByte(w ^ (low &* 0x20))
-            | zeroByte(w ^ (low &* 0x0A)) | zeroByte(w ^ (low &* 0x26)) != 0
+            | zeroByte(w ^ (low &* 0x0A)) | zeroByte(w ^ (low &* 0x26)) | zeroByte(w ^ (low &* 0x3D)) != 0
     }
 
     // Byte classes (bits of `classes`).
