@@ -22,8 +22,13 @@ public struct FieldExtractor: Sendable {
         public var groups: [NumberGroup] = []
         /// Problems met while decoding (kept for diagnostics; decoding goes on).
         public var notes: [String] = []
-        /// The URL path (for path hints; tokenized only by the detectors that use it).
-        public var path: String = ""
+        /// The URL path (for path hints; tokenized only by the detectors that use it), made text
+        /// only when read: profile mode never does.
+        public var path: String {
+            get { String(decoding: pathBytes, as: UTF8.self) }
+            set { pathBytes = Array(newValue.utf8)[...] }
+        }
+        var pathBytes: ArraySlice<UInt8> = []
     }
 
     public func extract(_ request: HTTPRequest) -> Result { extract(request, facts: RequestFacts(request)) }
@@ -46,7 +51,7 @@ public struct FieldExtractor: Sendable {
         // A target, header or body without spans has nothing to find (profile mode).
         let walkTarget = interest.map { !$0.target.isEmpty } ?? true
         if walkTarget { w.walkPath(target[0..<pathEnd], spans: interest?.target) }
-        w.result.path = String(decoding: target[0..<pathEnd], as: UTF8.self)
+        w.result.pathBytes = target[0..<pathEnd]
         if walkTarget, let q {
             let end = target[(q + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? target.count
             w.walkForm(target[(q + 1)..<end], prefix: "query:", origin: FieldOrigin(location: "query"), depth: 0, spans: interest?.target)
@@ -106,7 +111,7 @@ struct FieldWalker {
     /// `spans` (per header, over its value) skips headers and cookies that cannot hold a profile value.
     mutating func walkHeaders(_ headers: HTTPHeaders, spans: [[Range<Int>]]?) {
         var members: [NumberGroup.Member] = []
-        for (index, field) in headers.enumerated() {
+        for (index, field) in headers.fields.enumerated() {
             let headerSpans = spans?[index]
             // No span: nothing to find in it, but its number (if any) still joins the headers' group.
             let quiet = headerSpans?.isEmpty == true
