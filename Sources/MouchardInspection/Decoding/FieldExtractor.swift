@@ -41,10 +41,11 @@ public struct FieldExtractor: Sendable {
     /// walked (profile mode: they cannot hold a profile value); `target` is the request target's bytes.
     func extract(_ request: HTTPRequest, target: [UInt8], pruning: (interest: RequestInterest, matcher: KnownValueMatcher)?) -> Result {
         var w = FieldWalker(config: self)
-        // Most walked requests yield a few dozen fields: grow once, not at 1, 2, 4, 8...
-        w.result.fields.reserveCapacity(32)
-        if let pruning, pruning.interest.prunes { w.pruning = pruning }
-        let interest = w.pruning?.interest
+        let interest = pruning.flatMap { $0.interest.prunes ? $0.interest : nil }
+        if interest != nil { w.pruning = pruning }
+        // A walked request yields a few fields (3 on average on the dev corpus): room for 8 saves
+        // the regrowths at 1, 2 and 4 without a large first allocation (4 and 16 measured worse).
+        w.result.fields.reserveCapacity(8)
         // Split the target once (path, then query up to a fragment).
         let q = target.firstIndex(of: UInt8(ascii: "?"))
         let pathEnd = q ?? target.firstIndex(of: UInt8(ascii: "#")) ?? target.count
