@@ -600,6 +600,8 @@ struct FieldWalker {
     /// Base64 / base64url: the whole value, or runs of the alphabet inside it (JWT segments,
     /// `Basic …`, `email:ts` tokens).
     mutating func tryBase64(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
+        // No run can be long enough in a shorter value.
+        guard bytes.count >= config.minBase64Length else { return }
         var i = bytes.startIndex
         var tried = 0
         while i < bytes.endIndex, tried < 64 {
