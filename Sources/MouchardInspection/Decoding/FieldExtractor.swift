@@ -274,12 +274,28 @@ struct FieldWalker {
                 return true
             } ?? asciiCaseInsensitiveEquals(field.name, wanted.description)
             guard same else { continue }
-            let bytes = field.valueBytes
-            let text = bytes.allSatisfy({ $0 < 0x80 }) ? String(decoding: bytes.map(foldASCII), as: UTF8.self) : field.value.lowercased()
+            let text = asciiLowercased(field.valueBytes) ?? field.value.lowercased()
             if isType { type = text } else { encoding = text }
             if type != nil, encoding != nil { break }
         }
         return (type, encoding)
+    }
+
+    /// `bytes` as lower-case text when they are all ASCII (then folding bytes is `lowercased()`),
+    /// in one pass into the string's own buffer; nil otherwise.
+    func asciiLowercased(_ bytes: [UInt8]) -> String? {
+        var ascii = true
+        let text = bytes.withUnsafeBufferPointer { p in
+            String(unsafeUninitializedCapacity: p.count) { buffer in
+                for k in 0..<p.count {
+                    let b = p[k]
+                    guard b < 0x80 else { ascii = false; return 0 }
+                    buffer[k] = foldASCII(b)
+                }
+                return p.count
+            }
+        }
+        return ascii ? text : nil
     }
 
     /// A whole document (a body, a multipart part): by content type, else by shape.
