@@ -86,14 +86,36 @@ extension FieldWalker {
         }
     }
 
-    /// `a + separator + b` in one allocation (chained `+` makes an intermediate string).
-    func joined(_ a: String, _ separator: String, _ b: String) -> String {
-        var s = ""
-        s.reserveCapacity(a.utf8.count + separator.utf8.count + b.utf8.count)
-        s += a
-        s += separator
-        s += b
-        return s
+    /// `a + separator + b`, written into one buffer (chained `+` makes an intermediate string, and
+    /// appends each check and grow).
+    func joined(_ a: String, _ separator: StaticString, _ b: String) -> String {
+        let count = a.utf8.count + separator.utf8CodeUnitCount + b.utf8.count
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            guard let base = buffer.baseAddress else { return 0 }
+            var k = 0
+            func put(_ text: String) {
+                let copied = text.utf8.withContiguousStorageIfAvailable { bytes -> Int in
+                    let n = min(bytes.count, count - k)
+                    guard n > 0, let from = bytes.baseAddress else { return 0 }
+                    (base + k).update(from: from, count: n)
+                    return n
+                }
+                if let copied { k += copied; return }
+                // Text not stored as UTF-8 (bridged): byte by byte.
+                for byte in text.utf8 where k < count {
+                    base[k] = byte
+                    k += 1
+                }
+            }
+            put(a)
+            let n = min(separator.utf8CodeUnitCount, count - k)
+            if n > 0 {
+                (base + k).update(from: separator.utf8Start, count: n)
+                k += n
+            }
+            put(b)
+            return k
+        }
     }
 
     /// True when walking `v` can emit no field and no group: literals, numbers and strings too
