@@ -1,5 +1,3 @@
-import MouchardWire
-
 /// What one pass over a leaf value's bytes tells `FieldWalker.leaf` about the decodings worth
 /// trying: a `%XX` escape, a form (`a=1&b=2`), a decimal point. The walker used to
 /// read the value once per question; this reads it once for all of them, with the same answers.
@@ -42,14 +40,9 @@ struct LeafShape {
                     for j in 0..<eq { keyBytes &= table[Int(p[j])] }
                 }
             }
-            if any & LeafShape.percent != 0 {
-                var k = 0
-                while k + 2 < n {
-                    if p[k] == 0x25, hexNibble(p[k + 1]) != nil, hexNibble(p[k + 2]) != nil { hasPercentEscape = true; break }
-                    k += 1
-                }
-            }
         }
+        // A `%` seen: is it an escape (rare, looked at again)?
+        if any & LeafShape.percent != 0 { hasPercentEscape = ByteCodecs.hasPercentEscape(bytes) }
         hasDot = any & LeafShape.dot != 0
         // The rules of `FieldWalker.looksLikeForm`, from what the pass saw.
         if n >= 3, n < 1 << 20, eq > 0, keyBytes & LeafShape.keyByte != 0, any & LeafShape.spaceOrNewline == 0 {
