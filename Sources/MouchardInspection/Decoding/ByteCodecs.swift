@@ -8,20 +8,30 @@ enum ByteCodecs {
         // Most names and values hold neither: answer before allocating.
         guard bytes.contains(where: { $0 == 0x25 || ($0 == 0x2B && plusAsSpace) }) else { return nil }
         var changed = false
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
-            let b = bytes[i]
-            if b == 0x25, i + 2 < bytes.endIndex, let h = hexNibble(bytes[i + 1]), let l = hexNibble(bytes[i + 2]) {
-                out.append(h << 4 | l)
-                i += 3
-                changed = true
-                continue
+        let out = bytes.withUnsafeBufferPointer { p in
+            [UInt8](unsafeUninitializedCapacity: p.count) { buffer, count in
+                var i = 0
+                var k = 0
+                while i < p.count {
+                    let b = p[i]
+                    if b == 0x25, i + 2 < p.count, let h = hexNibble(p[i + 1]), let l = hexNibble(p[i + 2]) {
+                        buffer[k] = h << 4 | l
+                        k += 1
+                        i += 3
+                        changed = true
+                        continue
+                    }
+                    if b == 0x2B, plusAsSpace {
+                        buffer[k] = 0x20
+                        changed = true
+                    } else {
+                        buffer[k] = b
+                    }
+                    k += 1
+                    i += 1
+                }
+                count = k
             }
-            if b == 0x2B, plusAsSpace { out.append(0x20); changed = true; i += 1; continue }
-            out.append(b)
-            i += 1
         }
         return changed ? out : nil
     }
@@ -73,23 +83,51 @@ enum ByteCodecs {
         let n = end - bytes.startIndex
         if n % 4 == 1 || n == 0 { return nil }
         if pad > 0, (n + pad) % 4 != 0 { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(n * 3 / 4)
-        var acc: UInt32 = 0
-        var bits = 0
-        var i = bytes.startIndex
-        while i < end {
-            guard let v = base64Value(bytes[i]) else { return nil }
-            acc = acc << 6 | UInt32(v)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
+        // Every 6 bits in, 8 out: leftover bits at the end are dropped.
+        let outCount = n * 3 / 4
+        var valid = true
+        let out = bytes.withUnsafeBufferPointer { p in
+            base64Values.withUnsafeBufferPointer { table in
+                [UInt8](unsafeUninitializedCapacity: outCount) { buffer, count in
+                    var i = 0
+                    var k = 0
+                    // Whole quads: four values, three bytes.
+                    while i + 4 <= n {
+                        let a = table[Int(p[i])], b = table[Int(p[i + 1])], c = table[Int(p[i + 2])], d = table[Int(p[i + 3])]
+                        if (a | b | c | d) & 0x80 != 0 { valid = false; break }
+                        let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                        buffer[k] = UInt8(truncatingIfNeeded: v >> 16)
+                        buffer[k + 1] = UInt8(truncatingIfNeeded: v >> 8)
+                        buffer[k + 2] = UInt8(truncatingIfNeeded: v)
+                        k += 3
+                        i += 4
+                    }
+                    // The last two or three values.
+                    if valid, i < n {
+                        var acc: UInt32 = 0
+                        var bits = 0
+                        while i < n {
+                            let v = table[Int(p[i])]
+                            if v & 0x80 != 0 { valid = false; break }
+                            acc = acc << 6 | UInt32(v)
+                            bits += 6
+                            if bits >= 8 {
+                                bits -= 8
+                                buffer[k] = UInt8(truncatingIfNeeded: acc >> UInt32(bits))
+                                k += 1
+                            }
+                            i += 1
+                        }
+                    }
+                    count = valid ? k : 0
+                }
             }
-            i += 1
         }
-        return out
+        return valid ? out : nil
     }
+
+    /// `base64Value` of every byte, 0xFF for bytes outside both alphabets.
+    private static let base64Values: [UInt8] = (0..<256).map { base64Value(UInt8($0)) ?? 0xFF }
 
     /// Standard base64 with padding.
     static func base64Encode(_ bytes: [UInt8]) -> [UInt8] {
@@ -142,11 +180,28 @@ enum ByteCodecs {
         var bad = 0
         var ascii = true
         bytes.withUnsafeBufferPointer { p in
-            for b in p {
-                // Printable ASCII (most bytes) costs one comparison.
-                if b >= 0x20 && b < 0x7F { continue }
-                if b >= 0x80 { ascii = false; continue }
-                if b != 0x09, b != 0x0A, b != 0x0D { bad += 1 }
+            guard let base = p.baseAddress else { return }
+            // Eight printable ASCII bytes (most text) at a time: no high bit, none below 0x20, no DEL;
+            // a word holding another byte is looked at byte by byte.
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            var i = 0
+            while i < p.count {
+                var stop = p.count
+                if i + 8 <= p.count {
+                    let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                    let below20 = (x &- 0x20 &* ones) & ~x & highs
+                    let del = ((x ^ 0x7F &* ones) &- ones) & ~(x ^ 0x7F &* ones) & highs
+                    if (x & highs) | below20 | del == 0 { i += 8; continue }
+                    stop = i + 8
+                }
+                while i < stop {
+                    let b = p[i]
+                    i += 1
+                    // Printable ASCII (most bytes) costs one comparison.
+                    if b >= 0x20 && b < 0x7F { continue }
+                    if b >= 0x80 { ascii = false; continue }
+                    if b != 0x09, b != 0x0A, b != 0x0D { bad += 1 }
+                }
             }
         }
         if bad * 10 > bytes.count { return false }

@@ -22,8 +22,13 @@ public struct FieldExtractor: Sendable {
         public var groups: [NumberGroup] = []
         /// Problems met while decoding (kept for diagnostics; decoding goes on).
         public var notes: [String] = []
-        /// The URL path (for path hints; tokenized only by the detectors that use it).
-        public var path: String = ""
+        /// The URL path (for path hints; tokenized only by the detectors that use it), made text
+        /// only when read: profile mode never does.
+        public var path: String {
+            get { String(decoding: pathBytes, as: UTF8.self) }
+            set { pathBytes = Array(newValue.utf8)[...] }
+        }
+        var pathBytes: ArraySlice<UInt8> = []
     }
 
     public func extract(_ request: HTTPRequest) -> Result { extract(request, facts: RequestFacts(request)) }
@@ -36,15 +41,18 @@ public struct FieldExtractor: Sendable {
     /// walked (profile mode: they cannot hold a profile value); `target` is the request target's bytes.
     func extract(_ request: HTTPRequest, target: [UInt8], pruning: (interest: RequestInterest, matcher: KnownValueMatcher)?) -> Result {
         var w = FieldWalker(config: self)
-        if let pruning, pruning.interest.prunes { w.pruning = pruning }
-        let interest = w.pruning?.interest
+        let interest = pruning.flatMap { $0.interest.prunes ? $0.interest : nil }
+        if interest != nil { w.pruning = pruning }
+        // A walked request yields a few fields (3 on average on the dev corpus): room for 8 saves
+        // the regrowths at 1, 2 and 4 without a large first allocation (4 and 16 measured worse).
+        w.result.fields.reserveCapacity(8)
         // Split the target once (path, then query up to a fragment).
         let q = target.firstIndex(of: UInt8(ascii: "?"))
         let pathEnd = q ?? target.firstIndex(of: UInt8(ascii: "#")) ?? target.count
         // A target, header or body without spans has nothing to find (profile mode).
         let walkTarget = interest.map { !$0.target.isEmpty } ?? true
         if walkTarget { w.walkPath(target[0..<pathEnd], spans: interest?.target) }
-        w.result.path = String(decoding: target[0..<pathEnd], as: UTF8.self)
+        w.result.pathBytes = target[0..<pathEnd]
         if walkTarget, let q {
             let end = target[(q + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? target.count
             w.walkForm(target[(q + 1)..<end], prefix: "query:", origin: FieldOrigin(location: "query"), depth: 0, spans: interest?.target)
@@ -104,7 +112,7 @@ struct FieldWalker {
     /// `spans` (per header, over its value) skips headers and cookies that cannot hold a profile value.
     mutating func walkHeaders(_ headers: HTTPHeaders, spans: [[Range<Int>]]?) {
         var members: [NumberGroup.Member] = []
-        for (index, field) in headers.enumerated() {
+        for (index, field) in headers.fields.enumerated() {
             let headerSpans = spans?[index]
             // No span: nothing to find in it, but its number (if any) still joins the headers' group.
             let quiet = headerSpans?.isEmpty == true
@@ -153,8 +161,17 @@ struct FieldWalker {
         var members: [NumberGroup.Member] = []
         let nested = prefix.isEmpty
         var complete = true
-        forEachPart(of: bytes, separatedBy: UInt8(ascii: "&")) { pair in
-            if full { complete = false; return false }
+        // The decodings of a percent-decoded value: built once, shared by the pairs.
+        var urlDecodings: [String]?
+        // A loop, not `forEachPart`: a closure here would copy the walker for every pair.
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            var end = start
+            while end < bytes.endIndex, bytes[end] != UInt8(ascii: "&") { end += 1 }
+            defer { start = end + 1 }
+            guard end > start else { continue }
+            let pair = bytes[start..<end]
+            if full { complete = false; break }
             let eq = pair.firstIndex(of: UInt8(ascii: "="))
             // A pair without escapes decodes to itself: when no span touches it, only its number
             // (for coordinate pairs) is needed.
@@ -164,34 +181,28 @@ struct FieldWalker {
                     let name = String(decoding: pair[pair.startIndex..<eq], as: UTF8.self)
                     members.append(.init(key: name, value: n.value, decimals: n.decimals))
                 }
-                return true
+                continue
             }
             let rawName = eq.map { pair[pair.startIndex..<$0] } ?? pair
             let rawValue = eq.map { pair[($0 + 1)...] } ?? pair[pair.endIndex...]
             let decodedName = ByteCodecs.percentDecode(rawName, plusAsSpace: true)
             let name = decodedName.map { String(decoding: $0, as: UTF8.self) } ?? String(decoding: rawName, as: UTF8.self)
-            var o = origin
-            o.key = bracketLeaf(name)
-            o.parentKey = origin.key
-            if nested {
-                o.inner = (origin.inner ?? "") + (origin.inner == nil ? "" : ".") + name
-            } else {
-                o.location = prefix + name
-            }
+            var o = FieldOrigin(location: nested ? origin.location : prefix + name,
+                                inner: nested ? (origin.inner ?? "") + (origin.inner == nil ? "" : ".") + name : origin.inner,
+                                decodings: origin.decodings, key: bracketLeaf(name), parentKey: origin.key)
             if eq == nil {
                 if !nested { leaf(rawName, FieldOrigin(location: prefix.hasPrefix("query") ? "query:\(name)" : o.location, key: ""), depth: depth) }
-                return true
+                continue
             }
             if let decoded = ByteCodecs.percentDecode(rawValue, plusAsSpace: true) {
                 if let n = parseDecimal(decoded[...]) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
-                var d = o
-                d.decodings.append("url")
-                leaf(decoded[...], d, depth: depth + 1)
+                if urlDecodings == nil { urlDecodings = origin.decodings + ["url"] }
+                o.decodings = urlDecodings ?? []
+                leaf(decoded[...], o, depth: depth + 1)
             } else {
                 if let n = parseDecimal(rawValue) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
                 leaf(rawValue, o, depth: depth)
             }
-            return true
         }
         guard complete else { return }
         if members.count >= 2 {
@@ -220,8 +231,8 @@ struct FieldWalker {
         guard !body.isEmpty else { return }
         var spans = spans
         var decodings: [String] = []
-        let headers = request.headers
-        if let ce = headers["Content-Encoding"]?.lowercased().trimmingASCIISpaces(), !ce.isEmpty, ce != "identity" {
+        let content = contentHeaders(request.headers)
+        if let ce = content.encoding?.trimmingASCIISpaces(), !ce.isEmpty, ce != "identity" {
             if let out = try? ContentDecoder(limit: config.maxDecodedBytes).decode(body, contentEncoding: ce) {
                 body = out
                 decodings.append(contentsOf: ce.split(separator: ",").map { $0.trimmingCharacters(in: " ") }.reversed())
@@ -237,10 +248,54 @@ struct FieldWalker {
             spans = ByteCodecs.looksLikeText(body.prefix(512)) ? pruning.matcher.spans(body[...]) : nil
         }
         if pruning != nil, let spans, spans.isEmpty { return }
-        let contentType = headers["Content-Type"]?.lowercased() ?? ""
+        let contentType = content.type ?? ""
         let origin = FieldOrigin(location: "body", decodings: decodings)
         walkDocument(body[...], contentType: contentType, origin: origin, topLevel: true, depth: 0, spans: pruning == nil ? nil : spans,
                      document: body)
+    }
+
+    /// `headers["Content-Type"]?.lowercased()` and the same for Content-Encoding, in one pass over
+    /// the fields comparing name bytes; ASCII values (all real ones) are folded without building
+    /// the text view first.
+    func contentHeaders(_ headers: HTTPHeaders) -> (type: String?, encoding: String?) {
+        var type: String?
+        var encoding: String?
+        for field in headers.fields {
+            let isType: Bool
+            switch field.name.utf8.count {
+            case 12: isType = true
+            case 16: isType = false
+            default: continue
+            }
+            if isType ? type != nil : encoding != nil { continue }
+            let wanted: StaticString = isType ? "content-type" : "content-encoding"
+            let same = field.name.utf8.withContiguousStorageIfAvailable { f in
+                for k in 0..<f.count where foldASCII(f[k]) != wanted.utf8Start[k] { return false }
+                return true
+            } ?? asciiCaseInsensitiveEquals(field.name, wanted.description)
+            guard same else { continue }
+            let text = asciiLowercased(field.valueBytes) ?? field.value.lowercased()
+            if isType { type = text } else { encoding = text }
+            if type != nil, encoding != nil { break }
+        }
+        return (type, encoding)
+    }
+
+    /// `bytes` as lower-case text when they are all ASCII (then folding bytes is `lowercased()`),
+    /// in one pass into the string's own buffer; nil otherwise.
+    func asciiLowercased(_ bytes: [UInt8]) -> String? {
+        var ascii = true
+        let text = bytes.withUnsafeBufferPointer { p in
+            String(unsafeUninitializedCapacity: p.count) { buffer in
+                for k in 0..<p.count {
+                    let b = p[k]
+                    guard b < 0x80 else { ascii = false; return 0 }
+                    buffer[k] = foldASCII(b)
+                }
+                return p.count
+            }
+        }
+        return ascii ? text : nil
     }
 
     /// A whole document (a body, a multipart part): by content type, else by shape.
@@ -307,6 +362,8 @@ struct FieldWalker {
         var starts: [Int] = []
         var i = bytes.startIndex
         while i + delimiter.count <= bytes.endIndex, starts.count < 1000 {
+            // The delimiter starts with `-`: most positions are ruled out by their first byte.
+            if bytes[i] != 0x2D { i += 1; continue }
             var ok = true
             for k in 0..<delimiter.count where foldASCII(bytes[i + k]) != foldASCII(delimiter[k]) { ok = false; break }
             if ok { starts.append(i); i += delimiter.count } else { i += 1 }
@@ -316,13 +373,27 @@ struct FieldWalker {
             var part = bytes[(a + delimiter.count)..<b]
             // Headers end at the first blank line.
             guard let sep = findSubsequence(part, [13, 10, 13, 10]) ?? findSubsequence(part, [10, 10]) else { continue }
-            let headerText = String(decoding: part[part.startIndex..<sep], as: UTF8.self)
+            let headerBytes = part[part.startIndex..<sep]
             let sepLength = part[sep] == 13 ? 4 : 2
             part = part[(sep + sepLength)...]
             if part.last == 10 { part = part.dropLast() }
             if part.last == 13 { part = part.dropLast() }
-            var name = "part"
-            var partType = ""
+            let (name, partType) = partHeaders(headerBytes)
+            var o = origin
+            o.location = "multipart:" + name
+            o.key = name
+            walkDocument(part, contentType: partType, origin: o, topLevel: false, depth: depth + 1)
+        }
+    }
+
+    /// The name (from `Content-Disposition: ...; name="..."`, else `part`) and the lower-cased
+    /// content type of a multipart part's header block. ASCII headers (all real ones) are read
+    /// as bytes; others as text, lines split at every kind of newline.
+    func partHeaders(_ bytes: ArraySlice<UInt8>) -> (name: String, type: String) {
+        var name = "part"
+        var partType = ""
+        guard bytes.allSatisfy({ $0 < 0x80 && $0 != 0x0B && $0 != 0x0C }) else {
+            let headerText = String(decoding: bytes, as: UTF8.self)
             for line in headerText.split(whereSeparator: \.isNewline) {
                 let l = line.lowercased()
                 if l.hasPrefix("content-disposition"), let r = line.range(of: "name=\"") {
@@ -332,11 +403,30 @@ struct FieldWalker {
                     partType = String(l.dropFirst("content-type:".count)).trimmingASCIISpaces()
                 }
             }
-            var o = origin
-            o.location = "multipart:" + name
-            o.key = name
-            walkDocument(part, contentType: partType, origin: o, topLevel: false, depth: depth + 1)
+            return (name, partType)
         }
+        func hasFoldedPrefix(_ line: ArraySlice<UInt8>, _ prefix: StaticString) -> Bool {
+            let n = prefix.utf8CodeUnitCount
+            guard line.count >= n else { return false }
+            for k in 0..<n where foldASCII(line[line.startIndex + k]) != prefix.utf8Start[k] { return false }
+            return true
+        }
+        // Lines end at CR or LF (a CRLF ends one line: empty pieces are skipped).
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            var end = start
+            while end < bytes.endIndex, bytes[end] != 0x0A, bytes[end] != 0x0D { end += 1 }
+            let line = bytes[start..<end]
+            start = end + 1
+            if line.isEmpty { continue }
+            if hasFoldedPrefix(line, "content-disposition"), let r = findSubsequence(line, Array("name=\"".utf8)) {
+                let rest = line[(r + 6)...]
+                if let q = rest.firstIndex(of: 0x22) { name = String(decoding: rest[..<q], as: UTF8.self) }
+            } else if hasFoldedPrefix(line, "content-type:") {
+                partType = String(decoding: line.dropFirst(13).map(foldASCII), as: UTF8.self).trimmingASCIISpaces()
+            }
+        }
+        return (name, partType)
     }
 
     // MARK: JSON: see JSONWalk.swift
@@ -476,10 +566,16 @@ struct FieldWalker {
         let first = trimmed[trimmed.startIndex]
         // JSON inside a string.
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-            let skimmer = JSONSkimmer(Array(trimmed))
-            if let root = skimmer.validate(0..<trimmed.count) {
+            let document = Array(trimmed)
+            let skimmer = JSONSkimmer(document)
+            if let root = skimmer.validate(0..<document.count) {
+                // Profile mode: a sizeable document (a decoded blob, most often) is pruned by its own
+                // spans, as a decompressed body is (`walkBody`).
+                let spans = pruning.flatMap { pruning in
+                    document.count >= 32 && pruning.matcher.looksLikeText(document.prefix(512)) ? pruning.matcher.spans(document[...]) : nil
+                }
                 walkJSON(skimmer, root, path: origin.inner ?? "$", key: origin.key, parentKey: origin.parentKey, origin: origin,
-                             topLevel: false, depth: depth + 1, spans: nil, end: trimmed.count)
+                             topLevel: false, depth: depth + 1, spans: spans, end: document.count)
                 return
             }
         }
@@ -488,16 +584,18 @@ struct FieldWalker {
             return
         }
         emit(bytes, origin)
-        numbersInString(bytes, origin)
+        // One pass answers the questions below (escapes, form, decimals).
+        let shape = LeafShape(trimmed)
+        if shape.hasDot { numbersInString(bytes, origin) }
         // Percent-encoding left in a value (double encoding, or a header/JSON string holding it).
-        if ByteCodecs.hasPercentEscape(trimmed), let decoded = ByteCodecs.percentDecode(trimmed, plusAsSpace: false) {
+        if shape.hasPercentEscape, let decoded = ByteCodecs.percentDecode(trimmed, plusAsSpace: false) {
             var o = origin
             o.decodings.append("url")
             leaf(decoded[...], o, depth: depth + 1)
             return
         }
         // A query/form string inside a value.
-        if looksLikeForm(trimmed) {
+        if shape.looksLikeForm {
             walkForm(trimmed, prefix: "", origin: origin, depth: depth + 1)
         }
         tryHex(trimmed, origin, depth: depth)
@@ -518,6 +616,8 @@ struct FieldWalker {
     /// Base64 / base64url: the whole value, or runs of the alphabet inside it (JWT segments,
     /// `Basic …`, `email:ts` tokens).
     mutating func tryBase64(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
+        // No run can be long enough in a shorter value.
+        guard bytes.count >= config.minBase64Length else { return }
         var i = bytes.startIndex
         var tried = 0
         while i < bytes.endIndex, tried < 64 {
@@ -542,65 +642,65 @@ struct FieldWalker {
         let minimum = config.minBase64Length
         let base = bytes.startIndex
         let found: Range<Int>? = bytes.withUnsafeBufferPointer { p in
-            var k = i - base
-            let n = p.count
-            while k < n {
-                guard isBase64Alphabet(p[k]) else { k += 1; continue }
-                let start = k
-                var upper = false, lower = false, digit = false, nonHex = false
+            base64RunClasses.withUnsafeBufferPointer { table in
+                var k = i - base
+                let n = p.count
                 while k < n {
-                    let b = p[k]
-                    if b >= 0x41 && b <= 0x5A {
-                        upper = true
-                        if b > 0x46 { nonHex = true }
-                    } else if b >= 0x61 && b <= 0x7A {
-                        lower = true
-                        if b > 0x66 { nonHex = true }
-                    } else if b >= 0x30 && b <= 0x39 {
-                        digit = true
-                    } else if b == 0x2B || b == 0x2F || b == 0x5F {
-                        nonHex = true
-                    } else if b != 0x2D {
-                        break
+                    guard table[Int(p[k])] & Base64RunClass.alphabet != 0 else { k += 1; continue }
+                    let start = k
+                    var seen: UInt8 = 0
+                    while k < n {
+                        let c = table[Int(p[k])]
+                        if c & Base64RunClass.alphabet == 0 { break }
+                        seen |= c
+                        k += 1
                     }
-                    k += 1
+                    let runEnd = k
+                    while k < n, p[k] == 0x3D, k - runEnd < 2 { k += 1 }
+                    // Same tests as `looksLikeBase64Run` and the plain-hex exclusion, in the one pass.
+                    let padded = k > runEnd
+                    let upper = seen & Base64RunClass.upper != 0, lower = seen & Base64RunClass.lower != 0
+                    let digit = seen & Base64RunClass.digit != 0, nonHex = seen & Base64RunClass.nonHex != 0
+                    if k - start >= minimum, nonHex || padded, padded || (upper && lower) || (upper && digit) {
+                        i = base + k
+                        return (base + start)..<(base + k)
+                    }
                 }
-                let runEnd = k
-                while k < n, p[k] == 0x3D, k - runEnd < 2 { k += 1 }
-                // Same tests as `looksLikeBase64Run` and the plain-hex exclusion, in the one pass.
-                let padded = k > runEnd
-                if k - start >= minimum, nonHex || padded, padded || (upper && lower) || (upper && digit) {
-                    i = base + k
-                    return (base + start)..<(base + k)
-                }
+                i = base + n
+                return nil
             }
-            i = base + n
-            return nil
         }
         return found.map { bytes[$0] }
     }
 
     /// Decimal numbers written inside one string (`47.08,2.39`, `geo:47.08;2.39`, `[2.39, 47.08]`).
+    /// Only called for bytes holding a `.` (the leaf's `LeafShape` tells).
     mutating func numbersInString(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin) {
-        guard bytes.count >= 7, bytes.count <= 200, bytes.contains(UInt8(ascii: ".")) else { return }
+        guard bytes.count >= 7, bytes.count <= 200 else { return }
         var members: [NumberGroup.Member] = []
-        var i = bytes.startIndex
-        while i < bytes.endIndex, members.count < 8 {
-            let b = bytes[i]
-            let startsNumber = (b >= 0x30 && b <= 0x39) || (b == 0x2D && i + 1 < bytes.endIndex && bytes[i + 1] >= 0x30 && bytes[i + 1] <= 0x39)
-            if !startsNumber { i += 1; continue }
-            if i > bytes.startIndex, isASCIIAlnum(bytes[i - 1]) || bytes[i - 1] == 0x2E {
-                i += 1
-                while i < bytes.endIndex, isASCIIAlnum(bytes[i]) || bytes[i] == 0x2E { i += 1 }
-                continue
+        bytes.withUnsafeBufferPointer { p in
+            // Every number `parseDecimal` reads has a `.`: a group of two needs two of them.
+            guard let dot = p.firstIndex(of: 0x2E), p[(dot + 1)...].contains(0x2E) else { return }
+            @inline(__always) func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+            let end = p.count
+            var i = 0
+            while i < end, members.count < 8 {
+                let b = p[i]
+                let startsNumber = isDigit(b) || (b == 0x2D && i + 1 < end && isDigit(p[i + 1]))
+                if !startsNumber { i += 1; continue }
+                if i > 0, isASCIIAlnum(p[i - 1]) || p[i - 1] == 0x2E {
+                    i += 1
+                    while i < end, isASCIIAlnum(p[i]) || p[i] == 0x2E { i += 1 }
+                    continue
+                }
+                var j = i + 1
+                while j < end, isDigit(p[j]) || p[j] == 0x2E { j += 1 }
+                if j < end, isASCIIAlnum(p[j]) { i = j; continue }
+                if let n = parseDecimal(UnsafeBufferPointer(rebasing: p[i..<j])) {
+                    members.append(.init(key: String(members.count), value: n.value, decimals: n.decimals))
+                }
+                i = j
             }
-            var j = i + 1
-            while j < bytes.endIndex, (bytes[j] >= 0x30 && bytes[j] <= 0x39) || bytes[j] == 0x2E { j += 1 }
-            if j < bytes.endIndex, isASCIIAlnum(bytes[j]) { i = j; continue }
-            if let n = parseDecimal(bytes[i..<j]) {
-                members.append(.init(key: "\(members.count)", value: n.value, decimals: n.decimals))
-            }
-            i = j
         }
         if members.count >= 2 {
             result.groups.append(NumberGroup(prefix: origin.location, inner: origin.inner, decodings: origin.decodings,
@@ -622,18 +722,9 @@ struct FieldWalker {
         return nil
     }
 
-    func looksLikeForm(_ bytes: ArraySlice<UInt8>) -> Bool {
-        guard bytes.count >= 3, bytes.count < 1 << 20, let eq = bytes.firstIndex(of: UInt8(ascii: "=")), eq > bytes.startIndex else { return false }
-        // Key characters only before the first '='; at least one '&' or the single pair is short.
-        for b in bytes[bytes.startIndex..<eq] where !(isASCIIAlnum(b) || b == 0x5F || b == 0x2D || b == 0x2E || b == 0x5B || b == 0x5D || b == 0x25 || b == 0x24) {
-            return false
-        }
-        if bytes.contains(where: { $0 == 0x20 || $0 == 0x0A }) { return false }
-        // base64 padding `abc==` is not a form.
-        if eq + 1 < bytes.endIndex, bytes[eq + 1] == 0x3D { return false }
-        if eq + 1 == bytes.endIndex { return false }
-        return bytes.contains(UInt8(ascii: "&")) || eq - bytes.startIndex <= 32
-    }
+    /// `a=1&b=2` or one short `key=value`: key characters only before the first `=`, no spaces or
+    /// newlines, not base64 padding (`abc==`), a value after the `=` (see `LeafShape`).
+    func looksLikeForm(_ bytes: ArraySlice<UInt8>) -> Bool { LeafShape(bytes).looksLikeForm }
 }
 
 /// Calls `body` with each non-empty part of `bytes` between `separator`s, in order, until it
@@ -647,6 +738,29 @@ func forEachPart(of bytes: ArraySlice<UInt8>, separatedBy separator: UInt8, _ bo
         if end > start, !body(bytes[start..<end]) { return }
         start = end + 1
     }
+}
+
+/// What `nextBase64Candidate` needs to know of a byte (bits of `base64RunClasses`).
+enum Base64RunClass {
+    /// In the base64 or base64url alphabet (padding excluded).
+    static let alphabet: UInt8 = 1
+    static let upper: UInt8 = 2
+    static let lower: UInt8 = 4
+    static let digit: UInt8 = 8
+    /// Not a hex digit (`G-Z`, `g-z`, `+`, `/`, `_`).
+    static let nonHex: UInt8 = 16
+}
+
+/// `Base64RunClass` bits of every byte.
+let base64RunClasses: [UInt8] = (0..<256).map { i in
+    let b = UInt8(i)
+    var c: UInt8 = 0
+    if isBase64Alphabet(b) { c |= Base64RunClass.alphabet }
+    if b >= 0x41 && b <= 0x5A { c |= Base64RunClass.upper | (b > 0x46 ? Base64RunClass.nonHex : 0) }
+    if b >= 0x61 && b <= 0x7A { c |= Base64RunClass.lower | (b > 0x66 ? Base64RunClass.nonHex : 0) }
+    if b >= 0x30 && b <= 0x39 { c |= Base64RunClass.digit }
+    if b == 0x2B || b == 0x2F || b == 0x5F { c |= Base64RunClass.nonHex }
+    return c
 }
 
 /// A byte of the base64 or base64url alphabet (padding excluded).
@@ -728,20 +842,24 @@ func asciiContains(_ haystack: String, _ needle: String) -> Bool {
 
 func asciiContains(_ haystack: String, _ n: UnsafeBufferPointer<UInt8>) -> Bool {
     guard n.count > 0 else { return true }
+    // Native strings are read in place; others (bridged, never in practice) through a copy.
+    if let found = haystack.utf8.withContiguousStorageIfAvailable({ asciiContains($0, n) }) { return found }
     var h = haystack
-    return h.withUTF8 { hay in
-        guard hay.count >= n.count else { return false }
-        var i = 0
-        while i + n.count <= hay.count {
-            if hay[i] == n[0] {
-                var ok = true
-                for k in 1..<n.count where hay[i + k] != n[k] { ok = false; break }
-                if ok { return true }
-            }
-            i += 1
+    return h.withUTF8 { asciiContains($0, n) }
+}
+
+private func asciiContains(_ hay: UnsafeBufferPointer<UInt8>, _ n: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard hay.count >= n.count else { return false }
+    var i = 0
+    while i + n.count <= hay.count {
+        if hay[i] == n[0] {
+            var ok = true
+            for k in 1..<n.count where hay[i + k] != n[k] { ok = false; break }
+            if ok { return true }
         }
-        return false
+        i += 1
     }
+    return false
 }
 
 /// Degrees written as integers scaled by 10^5, 10^6 or 10^7, named so (`latE7`, `lng_e6`).

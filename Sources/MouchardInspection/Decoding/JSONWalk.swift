@@ -14,11 +14,9 @@ extension FieldWalker {
                            origin: FieldOrigin, topLevel: Bool, depth: Int, spans: [Range<Int>]?, end: Int) {
         if full { return }
         func at(_ p: String, key: String, parent: String) -> FieldOrigin {
-            var o = origin
-            if topLevel { o.location = p } else { o.inner = p }
-            o.key = key
-            o.parentKey = parent
-            return o
+            // Built whole: copying `origin` and then replacing three of its strings costs more.
+            FieldOrigin(location: topLevel ? p : origin.location, inner: topLevel ? origin.inner : p, decodings: origin.decodings,
+                        key: key, parentKey: parent)
         }
         let bytes = json.bytes
         switch value.kind {
@@ -30,7 +28,7 @@ extension FieldWalker {
                 var memberKey: String?
                 func keyText() -> String {
                     if let memberKey { return memberKey }
-                    let k = String(decoding: json.string(m.key), as: UTF8.self)
+                    let k = json.text(m.key)
                     memberKey = k
                     return k
                 }
@@ -51,7 +49,7 @@ extension FieldWalker {
                 let childEnd = index + 1 < members.count ? members[index + 1].key.start : end
                 if let spans, !touches(spans, v.start..<childEnd) { continue }
                 let k = keyText()
-                walkJSON(json, v, path: path + "." + k, key: k, parentKey: key, origin: origin, topLevel: topLevel, depth: depth,
+                walkJSON(json, v, path: joined(path, ".", k), key: k, parentKey: key, origin: origin, topLevel: topLevel, depth: depth,
                          spans: spans, end: childEnd)
             }
             if numbers.count >= 2 {
@@ -80,11 +78,43 @@ extension FieldWalker {
                                                  containerKey: key, members: numbers, fromOneString: true))
             }
         case .string:
-            leaf(json.string(value)[...], at(path, key: key, parent: parentKey), depth: depth + 1)
+            leaf(json.stringSlice(value), at(path, key: key, parent: parentKey), depth: depth + 1)
         case .number:
             emit(Array(bytes[value.start..<value.end])[...], at(path, key: key, parent: parentKey), isNumber: true)
         case .literal:
             break
+        }
+    }
+
+    /// `a + separator + b`, written into one buffer (chained `+` makes an intermediate string, and
+    /// appends each check and grow).
+    func joined(_ a: String, _ separator: StaticString, _ b: String) -> String {
+        let count = a.utf8.count + separator.utf8CodeUnitCount + b.utf8.count
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            guard let base = buffer.baseAddress else { return 0 }
+            var k = 0
+            func put(_ text: String) {
+                let copied = text.utf8.withContiguousStorageIfAvailable { bytes -> Int in
+                    let n = min(bytes.count, count - k)
+                    guard n > 0, let from = bytes.baseAddress else { return 0 }
+                    (base + k).update(from: from, count: n)
+                    return n
+                }
+                if let copied { k += copied; return }
+                // Text not stored as UTF-8 (bridged): byte by byte.
+                for byte in text.utf8 where k < count {
+                    base[k] = byte
+                    k += 1
+                }
+            }
+            put(a)
+            let n = min(separator.utf8CodeUnitCount, count - k)
+            if n > 0 {
+                (base + k).update(from: separator.utf8Start, count: n)
+                k += n
+            }
+            put(b)
+            return k
         }
     }
 

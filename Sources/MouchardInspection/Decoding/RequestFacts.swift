@@ -17,7 +17,8 @@ struct RequestFacts {
         guard target.utf8.first == UInt8(ascii: "/"), r.method != "CONNECT" else { return (r.host, r.url) }
         var authority = ""
         for f in r.headers.fields where f.name.utf8.count == 4 && asciiCaseInsensitiveEqualsHost(f.name) {
-            authority = f.value
+            // ASCII (every real Host) reads as itself: skip the validating text view.
+            authority = f.valueBytes.allSatisfy({ $0 < 0x80 }) ? String(decoding: f.valueBytes, as: UTF8.self) : f.value
             break
         }
         if authority.isEmpty { authority = r.fallbackAuthority ?? "" }
@@ -40,18 +41,40 @@ struct RequestFacts {
             let port = UnsafeBufferPointer(rebasing: a[portRange])
             let defaultPort = (scheme == "http" && port.elementsEqual("80".utf8)) || (scheme == "https" && port.elementsEqual("443".utf8))
             let bracketed = hostBytes.contains(UInt8(ascii: ":"))
-            var url = ""
-            url.reserveCapacity(scheme.utf8.count + 5 + hostBytes.count + port.count + target.utf8.count)
-            url += scheme
-            url += "://"
-            if bracketed { url += "[" }
-            url += host
-            if bracketed { url += "]" }
-            if !port.isEmpty, !defaultPort {
-                url += ":"
-                url += String(decoding: port, as: UTF8.self)
+            // Written into one buffer (appends would each check and copy).
+            let showPort = !port.isEmpty && !defaultPort
+            var schemeText = scheme, hostText = host, targetText = target
+            let count = schemeText.utf8.count + 3 + hostText.utf8.count + (bracketed ? 2 : 0) + (showPort ? 1 + port.count : 0)
+                + targetText.utf8.count
+            let url = schemeText.withUTF8 { s in
+                hostText.withUTF8 { h in
+                    targetText.withUTF8 { t in
+                        String(unsafeUninitializedCapacity: count) { buffer in
+                            var k = 0
+                            func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+                                let n = min(bytes.count, count - k)
+                                guard n > 0, let from = bytes.baseAddress, let to = buffer.baseAddress else { return }
+                                (to + k).update(from: from, count: n)
+                                k += n
+                            }
+                            func put(_ byte: UInt8) {
+                                if k < count { buffer[k] = byte; k += 1 }
+                            }
+                            put(s)
+                            put(UInt8(ascii: ":")); put(UInt8(ascii: "/")); put(UInt8(ascii: "/"))
+                            if bracketed { put(UInt8(ascii: "[")) }
+                            put(h)
+                            if bracketed { put(UInt8(ascii: "]")) }
+                            if showPort {
+                                put(UInt8(ascii: ":"))
+                                put(port)
+                            }
+                            put(t)
+                            return k
+                        }
+                    }
+                }
             }
-            url += target
             return (host, url)
         }
     }

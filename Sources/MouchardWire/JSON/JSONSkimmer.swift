@@ -260,11 +260,29 @@ public struct JSONSkimmer: Sendable {
         return []
     }
 
+    /// `string(span)` as a slice: of `bytes` itself (no copy) when the string holds no escape.
+    public func stringSlice(_ span: Span) -> ArraySlice<UInt8> {
+        guard span.kind == .string, span.end - span.start >= 2 else { return [] }
+        let inner = bytes[(span.start + 1)..<(span.end - 1)]
+        return inner.contains(UInt8(ascii: "\\")) ? string(span)[...] : inner
+    }
+
+    /// `String(decoding: string(span), as: UTF8.self)` without the intermediate array when the
+    /// string holds no escape.
+    public func text(_ span: Span) -> String {
+        guard span.kind == .string, span.end - span.start >= 2 else { return "" }
+        let inner = bytes[(span.start + 1)..<(span.end - 1)]
+        return String(decoding: inner.contains(UInt8(ascii: "\\")) ? string(span)[...] : inner, as: UTF8.self)
+    }
+
     /// The string at `span` decodes to fewer than `n` bytes (cheap: escapes only shorten it, and
     /// are decoded only when the raw length leaves a doubt).
     public func stringIsShorter(_ span: Span, than n: Int) -> Bool {
         let raw = span.end - span.start - 2
         if raw < n { return true }
+        // An escape is at most 6 raw bytes per byte it decodes to (`\u0041`; a surrogate pair,
+        // even a broken one, is 12 for 3 or 4): this many raw bytes hold at least `n`.
+        if raw >= 6 * n { return false }
         let inner = (span.start + 1)..<(span.end - 1)
         if !bytes[inner].contains(UInt8(ascii: "\\")) { return false }
         return string(span).count < n

@@ -1,0 +1,123 @@
+import MouchardWire
+import Testing
+@testable import MouchardInspection
+
+/// The fast passes of the decode walk (one-pass leaf classification, table-driven base64,
+/// buffer-writing percent decoding, word-at-a-time text test) give exactly the answers of the
+/// plain byte-by-byte rules they replaced, here written out as references.
+@Suite("Decode walk passes")
+struct DecodingPassesTests {
+    /// Deterministic pseudo-random inputs over `alphabet` (lengths 0...maxLength).
+    func samples(_ alphabet: [UInt8], count: Int = 3000, maxLength: Int = 40) -> [[UInt8]] {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(truncatingIfNeeded: state >> 33)
+        }
+        return (0..<count).map { _ in (0..<(next() % (maxLength + 1))).map { _ in alphabet[next() % alphabet.count] } }
+    }
+
+    static let crafted: [String] = [
+        "", "a", "a=", "=a", "a=b", "a==", "abc==", "a=1&b=2", "a b=c", "a=b\nc", "key[x]=1", "k%41=v", "$k=v",
+        "k.y-z_w=1&", "%", "%4", "%41", "%zz%41", "1.2", "47.1,2.3", "no dots", String(repeating: "x", count: 33) + "=v",
+        String(repeating: "k", count: 32) + "=v", "a=b;c=d", "user@example.org", "dXNlcjpwYXNz", "a+b=c+d",
+    ]
+
+    /// `FieldWalker.looksLikeForm` as it was written before `LeafShape`.
+    func referenceLooksLikeForm(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard bytes.count >= 3, bytes.count < 1 << 20, let eq = bytes.firstIndex(of: UInt8(ascii: "=")), eq > bytes.startIndex else { return false }
+        for b in bytes[bytes.startIndex..<eq] where !(isASCIIAlnum(b) || b == 0x5F || b == 0x2D || b == 0x2E || b == 0x5B || b == 0x5D || b == 0x25 || b == 0x24) {
+            return false
+        }
+        if bytes.contains(where: { $0 == 0x20 || $0 == 0x0A }) { return false }
+        if eq + 1 < bytes.endIndex, bytes[eq + 1] == 0x3D { return false }
+        if eq + 1 == bytes.endIndex { return false }
+        return bytes.contains(UInt8(ascii: "&")) || eq - bytes.startIndex <= 32
+    }
+
+    func referenceHasPercentEscape(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var i = bytes.startIndex
+        while i + 2 < bytes.endIndex {
+            if bytes[i] == 0x25, hexNibble(bytes[i + 1]) != nil, hexNibble(bytes[i + 2]) != nil { return true }
+            i += 1
+        }
+        return false
+    }
+
+    @Test func leafShapeAnswersAsThePlainRules() {
+        let inputs = Self.crafted.map { Array($0.utf8) } + samples(Array("ab1=&%.4F [ ]\n$_-=".utf8)) + samples(Array("a=&%.".utf8), maxLength: 70)
+        for bytes in inputs {
+            // Also as a slice that does not start at 0, as the walker passes them.
+            let padded = [0x7C] + bytes
+            for slice in [bytes[...], padded[1...]] {
+                let shape = LeafShape(slice)
+                #expect(shape.looksLikeForm == referenceLooksLikeForm(slice), "\(bytes)")
+                #expect(shape.hasPercentEscape == referenceHasPercentEscape(slice), "\(bytes)")
+                #expect(shape.hasDot == slice.contains(0x2E), "\(bytes)")
+            }
+        }
+    }
+
+    /// `ByteCodecs.base64Decode` as it was written before the table-driven loop.
+    func referenceBase64Decode(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
+        // Up to two `=` of padding; what is left must be whole quads, or end in 2 or 3 symbols.
+        let pad = bytes.reversed().prefix(while: { $0 == 0x3D }).prefix(2).count
+        let symbols = bytes.dropLast(pad)
+        guard !symbols.isEmpty, symbols.count % 4 != 1, pad == 0 || (symbols.count + pad) % 4 == 0 else { return nil }
+        let values = symbols.map { ByteCodecs.base64Value($0) }
+        guard !values.contains(nil) else { return nil }
+        // Six bits per symbol, read eight at a time; leftover bits dropped.
+        let bits = values.flatMap { v in (0..<6).reversed().map { (v! >> $0) & 1 } }
+        return stride(from: 0, to: bits.count - 7, by: 8).map { at in bits[at..<(at + 8)].reduce(0) { $0 << 1 | $1 } }
+    }
+
+    @Test func base64DecodesAsThePlainLoop() {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_".utf8)
+        let inputs = samples(alphabet + [0x3D], maxLength: 30) + samples(alphabet + [0x3D, 0x2E, 0x20], count: 500)
+            + samples(alphabet, count: 500).map { $0 + [0x3D] } + samples(alphabet, count: 500).map { $0 + [0x3D, 0x3D] }
+        for bytes in inputs {
+            #expect(ByteCodecs.base64Decode(bytes[...]) == referenceBase64Decode(bytes[...]), "\(bytes)")
+        }
+    }
+
+    func referencePercentDecode(_ bytes: ArraySlice<UInt8>, plusAsSpace: Bool) -> [UInt8]? {
+        var changed = false
+        var out: [UInt8] = []
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let b = bytes[i]
+            if b == 0x25, i + 2 < bytes.endIndex, let h = hexNibble(bytes[i + 1]), let l = hexNibble(bytes[i + 2]) {
+                out.append(h << 4 | l)
+                i += 3
+                changed = true
+                continue
+            }
+            if b == 0x2B, plusAsSpace { out.append(0x20); changed = true; i += 1; continue }
+            out.append(b)
+            i += 1
+        }
+        return changed ? out : nil
+    }
+
+    @Test func percentDecodesAsThePlainLoop() {
+        for bytes in samples(Array("%+4aFg1z".utf8)) {
+            for plus in [true, false] {
+                #expect(ByteCodecs.percentDecode(bytes[...], plusAsSpace: plus) == referencePercentDecode(bytes[...], plusAsSpace: plus), "\(bytes)")
+            }
+        }
+    }
+
+    @Test func textTestAnswersAsTheByteLoop() {
+        func reference(_ bytes: [UInt8]) -> Bool {
+            guard !bytes.isEmpty else { return false }
+            let bad = bytes.filter { !($0 >= 0x20 && $0 < 0x7F) && $0 < 0x80 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }.count
+            if bad * 10 > bytes.count { return false }
+            if bytes.contains(where: { $0 >= 0x80 }), String(validating: bytes, as: UTF8.self) == nil { return false }
+            return true
+        }
+        let inputs = samples(Array("abc XYZ{}\"".utf8) + [0x00, 0x09, 0x0A, 0x7F, 0xC3, 0xA9, 0xFF], maxLength: 64)
+        for bytes in inputs {
+            #expect(ByteCodecs.looksLikeText(bytes) == reference(bytes), "\(bytes)")
+        }
+    }
+}
