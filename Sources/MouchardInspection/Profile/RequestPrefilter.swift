@@ -55,7 +55,7 @@ extension KnownValueMatcher {
                 r.body = spans(request.body[...])
             }
         }
-        r.target = spans(target[...])
+        r.target = spans(target[...], context: .target)
         r.headers.reserveCapacity(request.headers.count)
         for field in request.headers.fields {
             r.headers.append(skippedForPrefilter(field.name) ? [] : spans(field.valueBytes[...]))
@@ -105,11 +105,12 @@ extension KnownValueMatcher {
         return plain || ByteCodecs.looksLikeText(bytes)
     }
 
-    /// The interesting spans of `bytes`, in its own indices, sorted by lower bound.
-    func spans(_ bytes: ArraySlice<UInt8>) -> [Range<Int>] {
+    /// The interesting spans of `bytes`, in its own indices, sorted by lower bound. `context` says
+    /// how the walk may cut the bytes into values (see `SpanContext`).
+    func spans(_ bytes: ArraySlice<UInt8>, context: SpanContext = .value) -> [Range<Int>] {
         if bytes.isEmpty { return [] }
         var out: [Range<Int>] = []
-        bytes.withUnsafeBufferPointer { scanSpans($0, base: bytes.startIndex, into: &out) }
+        bytes.withUnsafeBufferPointer { scanSpans($0, base: bytes.startIndex, context: context, into: &out) }
         if out.count > 1 { out.sort { $0.lowerBound < $1.lowerBound } }
         return out
     }
@@ -123,14 +124,14 @@ extension KnownValueMatcher {
     /// check of its own (`\`, `%`, `.`, the second byte of compression magic). Only then does
     /// `laneEvent` run the checks of the separate scans this pass replaces, on the run that
     /// ended: the spans are the same (`SpanScanTests` compares them with a plain reference scan).
-    private func scanSpans(_ p: UnsafeBufferPointer<UInt8>, base: Int, into out: inout [Range<Int>]) {
+    func scanSpans(_ p: UnsafeBufferPointer<UInt8>, base: Int, context: SpanContext, into out: inout [Range<Int>]) {
         guard let h = p.baseAddress else { return }
         let n = p.count
         let keepOf = spanLaneKeep
         let automaton = matcher.automaton
         let accepting = automaton.firstAccepting
         var lanes = SpanLanes(p, base: base, namePartLengthBits: namePartLengthBits, namePartLengths: namePartLengths.isEmpty ? 0 : 1,
-                              coordinates: location != nil, phones: !phoneDigits.isEmpty)
+                              coordinates: location != nil, phones: !phoneDigits.isEmpty, context: context)
         let bias = lanes.bias
         var runs: UInt64 = 0
         var state = automaton.start
@@ -187,11 +188,11 @@ extension KnownValueMatcher {
         let over = (ended &+ lanes.bias) & SpanLanes.high
         if over & 0x8000 != 0 {
             let s = i - lanes.take(ended, 0)
-            if base64Suspect(p, s, i) { out.append((base + s)..<(base + i)) }
+            if base64Suspect(p, s, i), base64RunMatters(p, s, i, context: lanes.context) { out.append((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000 != 0 {
             let s = i - lanes.take(ended, 1)
-            if hexText(p, s, i) { out.append((base + s)..<(base + i)) }
+            if hexText(p, s, i), hexRunMatters(p, s, i, context: lanes.context) { out.append((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000_0000 != 0 {
             // A word starts at its first byte >= `A` (not at `-` or `'`).
@@ -313,7 +314,9 @@ extension KnownValueMatcher {
         // coordinate has an integer part within (|coordinate| - 1.05, |coordinate| + 0.05):
         // numbers that cannot be are not parsed.
         let intStart = p[s] == 0x2D ? s + 1 : s
-        guard e - s >= 3, dot - intStart >= 1, dot - intStart <= 3, e > dot + 1 else { return nil }
+        // A coordinate counts with `minimumDecimals` decimals: a number written with fewer cannot
+        // be one (the walk reads the digits as written: other spans mark escapes that add some).
+        guard e - s >= 3, dot - intStart >= 1, dot - intStart <= 3, e - dot - 1 >= max(1, minimumDecimals) else { return nil }
         var integer = 0
         for k in intStart..<dot { integer = integer * 10 + Int(p[k] - 0x30) }
         let m = Double(integer)
@@ -350,15 +353,19 @@ struct SpanLanes {
     let p: UnsafeBufferPointer<UInt8>
     let base: Int
     let bias: UInt64
+    /// How the walk may cut the bytes (for the checks of base64 and hex runs).
+    let context: SpanContext
     /// Length of each lane's run beyond its value (set by `rebase` for runs longer than a chunk).
     var extra: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
     /// Some `extra` is not 0.
     var extended = false
 
     /// `namePartLengthBits` as in `KnownValueMatcher`; `namePartLengths` is 0 without name parts.
-    init(_ p: UnsafeBufferPointer<UInt8>, base: Int, namePartLengthBits bits: UInt64, namePartLengths: Int, coordinates: Bool, phones: Bool) {
+    init(_ p: UnsafeBufferPointer<UInt8>, base: Int, namePartLengthBits bits: UInt64, namePartLengths: Int, coordinates: Bool, phones: Bool,
+         context: SpanContext) {
         self.p = p
         self.base = base
+        self.context = context
         func lane(_ threshold: Int?, _ k: UInt64) -> UInt64 {
             guard let threshold else { return 0 }
             return UInt64(0x8000 - min(max(threshold, 1), 0xFF)) << (16 * k)
