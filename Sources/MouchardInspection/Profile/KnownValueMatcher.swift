@@ -68,6 +68,9 @@ public struct KnownValueMatcher: Sendable {
     var namePartLengths: Set<Int> { tables.namePartLengths }
     /// `namePartLengths` as a bit set (bit n: length n, for n < 64): tested per word and per field.
     let namePartLengthBits: UInt64
+    /// The first and the last bytes of the folded ASCII name parts, as bit sets (bit `(b | 0x20) & 63`):
+    /// the span scan hashes only the words that start and end like some part.
+    let namePartEdges: (first: UInt64, last: UInt64)
     /// FNV-1a hashes of the folded name parts: words are looked up without building a string
     /// (a profile has a handful of name parts: a linear search beats hashing the hash).
     var namePartHashes: [UInt64] { tables.namePartHashes }
@@ -108,6 +111,13 @@ public struct KnownValueMatcher: Sendable {
             }
         }
         self.namePartLengthBits = lengths.reduce(0) { $1 < 64 ? $0 | (1 << UInt64($1)) : $0 }
+        var edges: (first: UInt64, last: UInt64) = (0, 0)
+        for key in parts.keys {
+            guard let f = key.utf8.first, let l = key.utf8.last else { continue }
+            edges.first |= 1 << UInt64((f | 0x20) & 63)
+            edges.last |= 1 << UInt64((l | 0x20) & 63)
+        }
+        self.namePartEdges = edges
         self.tables = Tables(matcher: MultiPatternMatcher(patterns: b.patterns), targets: b.targets, phoneDigits: b.phoneDigits,
                              nameParts: parts, splitNames: split, namePartLengths: lengths,
                              namePartHashes: parts.keys.map { fnv1a($0.utf8) })

@@ -46,6 +46,12 @@ extension KnownValueMatcher {
     /// The spans of one request (see `RequestInterest`).
     func interest(_ request: HTTPRequest, target: [UInt8], pathAndQuery: String, passwordKeys: [String],
                   cleartext: Bool) -> RequestInterest {
+        interest(request, target: target, pathAndQuery: pathAndQuery, passwordKeys: FoldedKeySearch(passwordKeys), cleartext: cleartext)
+    }
+
+    /// The spans of one request, with the password keys read once (`Inspector`).
+    func interest(_ request: HTTPRequest, target: [UInt8], pathAndQuery: String, passwordKeys: FoldedKeySearch,
+                  cleartext: Bool) -> RequestInterest {
         var r = RequestInterest()
         if !request.body.isEmpty {
             if request.headers["Content-Encoding"] != nil || !looksLikeText(request.body.prefix(512)) {
@@ -65,7 +71,7 @@ extension KnownValueMatcher {
             if request.headers["Authorization"] != nil {
                 hasCredentials = true
             } else {
-                hasCredentials = containsAnyFolded(request.body.prefix(1 << 16), passwordKeys) || containsAnyFolded(target[...], passwordKeys)
+                hasCredentials = passwordKeys.isFound(in: request.body.prefix(1 << 16)) || passwordKeys.isFound(in: target[...])
             }
             if hasCredentials {
                 r.walkAll = true
@@ -242,19 +248,21 @@ extension KnownValueMatcher {
     /// first byte depends only on the byte before it (after a letter, digits are skipped whether
     /// the reading was skipping a letter-and-digit run or not; after anything else it is idle).
     func phoneStretchEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, into out: inout [Range<Int>]) {
-        // Its digit runs: fixed-point coordinates of 6 to 11 digits.
+        // Its digit runs: fixed-point coordinates of 6 to 11 digits (read only at those lengths).
+        guard let h = p.baseAddress, s >= 0, e <= p.count else { return }
+        let loc = location
         var digits = 0
         var k = s
         while k < e {
-            guard p[k] >= 0x30, p[k] <= 0x39 else { k += 1; continue }
+            guard h[k] &- 0x30 <= 9 else { k += 1; continue }
             let d = k
-            var v = 0
-            while k < e, p[k] >= 0x30, p[k] <= 0x39 {
-                if k - d < 12 { v = v * 10 + Int(p[k] - 0x30) }
-                k += 1
-            }
+            repeat { k += 1 } while k < e && h[k] &- 0x30 <= 9
             digits += k - d
-            if k - d >= 6, k - d <= 11, let loc = location, nearScaled(Double(v), loc) { out.append((base + d)..<(base + k)) }
+            if k - d >= 6, k - d <= 11, let loc {
+                var v = 0
+                for j in d..<k { v = v &* 10 &+ Int(h[j] &- 0x30) }
+                if nearScaled(Double(v), loc) { out.append((base + d)..<(base + k)) }
+            }
         }
         // A phone-like run has 8 digits and a separator.
         if !phoneDigits.isEmpty, digits >= 8, digits < e - s {
@@ -265,6 +273,14 @@ extension KnownValueMatcher {
     /// The word `p[s..<e]` is (folded) a part of a profile name; non-ASCII words of a part's length always count.
     func namePartWord(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
         guard hasNamePartLength(e - s) else { return false }
+        // An ASCII word whose first or last byte no part has (`namePartEdges`) is none: it counts
+        // only if some byte is not ASCII.
+        let first = p[s], last = p[e - 1]
+        if first < 0x80, last < 0x80,
+           (namePartEdges.first >> UInt64((first | 0x20) & 63)) & (namePartEdges.last >> UInt64((last | 0x20) & 63)) & 1 == 0 {
+            for k in s..<e where p[k] >= 0x80 { return true }
+            return false
+        }
         let fold = asciiFold
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         var bits: UInt8 = 0
@@ -305,6 +321,8 @@ extension KnownValueMatcher {
 
     /// The decimal number around `dot` when it is within 0.05° of the profile's latitude or longitude.
     func nearCoordinate(_ p: UnsafeBufferPointer<UInt8>, dot: Int, _ loc: Coordinate) -> Range<Int>? {
+        // A digit on each side, or no number (most dots are in names and versions).
+        guard dot > 0, dot + 1 < p.count, p[dot - 1] &- 0x30 <= 9, p[dot + 1] &- 0x30 <= 9 else { return nil }
         var s = dot
         while s > 0, p[s - 1] >= 0x30, p[s - 1] <= 0x39 { s -= 1 }
         if s > 0, p[s - 1] == 0x2D { s -= 1 }
