@@ -81,11 +81,21 @@ extension KnownValueMatcher {
         return r
     }
 
-    /// `Host` in any case (`b | 0x20` folds exactly the letter's two cases).
+    /// A header the walk reads nothing of (`skippedHeaders` but `Cookie`, walked pair by pair),
+    /// named in any ASCII case: its value needs no spans.
     private func skippedForPrefilter(_ name: String) -> Bool {
-        guard name.utf8.count == 4 else { return false }
         var name = name
-        return name.withUTF8 { b in b[0] | 0x20 == 0x68 && b[1] | 0x20 == 0x6F && b[2] | 0x20 == 0x73 && b[3] | 0x20 == 0x74 }
+        return name.withUTF8 { b in
+            for candidate in unreadHeaderNames where candidate.count == b.count {
+                var same = true
+                for k in 0..<b.count where foldASCII(b[k]) != candidate[k] {
+                    same = false
+                    break
+                }
+                if same { return true }
+            }
+            return false
+        }
     }
 
     /// `ByteCodecs.looksLikeText`, answered 8 bytes at a time when every byte is printable ASCII,
@@ -483,6 +493,9 @@ nonisolated(unsafe) let base64SuspectClass: UnsafePointer<UInt8> = {
     }
     return UnsafePointer(table)
 }()
+
+/// The names (lower case) of the headers whose values the walk never reads (`FieldWalker.walkHeaders`).
+let unreadHeaderNames: [[UInt8]] = skippedHeaders.filter { $0 != "cookie" }.sorted().map { Array($0.utf8) }
 
 /// `foldASCII` of every byte (never freed; written once, before first use, then only read).
 nonisolated(unsafe) let asciiFold: UnsafePointer<UInt8> = {
