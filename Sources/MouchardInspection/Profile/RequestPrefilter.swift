@@ -204,17 +204,17 @@ extension KnownValueMatcher {
         let over = (ended &+ lanes.bias) & SpanLanes.high
         if over & 0x8000 != 0 {
             let s = i - lanes.take(ended, 0)
-            if base64Suspect(p, s, i), base64RunMatters(p, s, i, context: lanes.context) { out.append((base + s)..<(base + i)) }
+            if base64Suspect(p, s, i), base64RunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000 != 0 {
             let s = i - lanes.take(ended, 1)
-            if hexText(p, s, i), hexRunMatters(p, s, i, context: lanes.context) { out.append((base + s)..<(base + i)) }
+            if hexText(p, s, i), hexRunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000_0000 != 0 {
             // A word starts at its first byte >= `A` (not at `-` or `'`).
             var s = i - lanes.take(ended, 2)
             while s < i, p[s] < 0x41 { s += 1 }
-            if s < i, hasNamePartLength(i - s), namePartWord(p, s, i) { out.append((base + s)..<(base + i)) }
+            if s < i, hasNamePartLength(i - s), namePartWord(p, s, i) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000_0000_0000 != 0 {
             let s = i - lanes.take(ended, 3)
@@ -226,7 +226,7 @@ extension KnownValueMatcher {
     /// The matcher's confirmed matches for the accepting automaton `state` at `i`.
     @inline(never)
     private func matched(_ state: Int, endingAt i: Int, _ h: UnsafePointer<UInt8>, count n: Int, base: Int, into out: inout [Range<Int>]) {
-        matcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in out.append((base + m.start)..<(base + m.end)) }
+        matcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in out.appendSpan((base + m.start)..<(base + m.end)) }
     }
 
     /// A byte with a check of its own: JSON escapes, percent-escapes, compression magic, decimal
@@ -235,18 +235,18 @@ extension KnownValueMatcher {
         let n = p.count
         let b = p[i]
         switch b {
-        case 0x5C: out.append((base + i)..<(base + i + 1)) // JSON escapes (\u00e9, \/)
+        case 0x5C: out.appendSpan((base + i)..<(base + i + 1)) // JSON escapes (\u00e9, \/)
         case 0x25:
-            if i + 2 < n, hexNibble(p[i + 1]) != nil, hexNibble(p[i + 2]) != nil { out.append((base + i)..<(base + i + 3)) }
+            if i + 2 < n, hexNibble(p[i + 1]) != nil, hexNibble(p[i + 2]) != nil { out.appendSpan((base + i)..<(base + i + 3)) }
         case 0x8B, 0x01, 0x5E, 0x9C, 0xDA:
             // Compressed data (gzip, zlib) inside a value: the walk inflates it. The magic is
             // checked at its second byte, rarer in text than `x`.
             if i > 0 {
                 let first = p[i - 1]
-                if (b == 0x8B && first == 0x1F) || (b != 0x8B && first == 0x78) { out.append((base + i - 1)..<(base + i + 1)) }
+                if (b == 0x8B && first == 0x1F) || (b != 0x8B && first == 0x78) { out.appendSpan((base + i - 1)..<(base + i + 1)) }
             }
         case 0x2E:
-            if let loc = location, let r = nearCoordinate(p, dot: i, loc) { out.append((base + r.lowerBound)..<(base + r.upperBound)) }
+            if let loc = location, let r = nearCoordinate(p, dot: i, loc) { out.appendSpan((base + r.lowerBound)..<(base + r.upperBound)) }
         default: break
         }
     }
@@ -271,12 +271,12 @@ extension KnownValueMatcher {
             if k - d >= 6, k - d <= 11, let loc {
                 var v = 0
                 for j in d..<k { v = v &* 10 &+ Int(h[j] &- 0x30) }
-                if nearScaled(Double(v), loc) { out.append((base + d)..<(base + k)) }
+                if nearScaled(Double(v), loc) { out.appendSpan((base + d)..<(base + k)) }
             }
         }
         // A phone-like run has 8 digits and a separator.
         if !phoneDigits.isEmpty, digits >= 8, digits < e - s {
-            phoneRuns(p, from: s, to: e) { start, last, _ in out.append((base + start)..<(base + last + 1)) }
+            phoneRuns(p, from: s, to: e) { start, last, _ in out.appendSpan((base + start)..<(base + last + 1)) }
         }
     }
 
@@ -503,3 +503,13 @@ nonisolated(unsafe) let asciiFold: UnsafePointer<UInt8> = {
     for b in 0..<256 { table[b] = foldASCII(UInt8(b)) }
     return UnsafePointer(table)
 }()
+
+extension Array where Element == Range<Int> {
+    /// Appends a span; the first one makes room for 8 (a part with spans mostly has several:
+    /// one allocation instead of four).
+    @inline(__always)
+    mutating func appendSpan(_ span: Range<Int>) {
+        if capacity == 0 { reserveCapacity(8) }
+        append(span)
+    }
+}
