@@ -86,7 +86,9 @@ extension KnownValueMatcher {
     private func skippedForPrefilter(_ name: String) -> Bool {
         var name = name
         return name.withUTF8 { b in
-            for candidate in unreadHeaderNames where candidate.count == b.count {
+            let byLength = unreadHeaderNames
+            guard b.count < byLength.count else { return false }
+            for candidate in byLength[b.count] {
                 var same = true
                 for k in 0..<b.count where foldASCII(b[k]) != candidate[k] {
                     same = false
@@ -494,8 +496,14 @@ nonisolated(unsafe) let base64SuspectClass: UnsafePointer<UInt8> = {
     return UnsafePointer(table)
 }()
 
-/// The names (lower case) of the headers whose values the walk never reads (`FieldWalker.walkHeaders`).
-let unreadHeaderNames: [[UInt8]] = skippedHeaders.filter { $0 != "cookie" }.sorted().map { Array($0.utf8) }
+/// The names (lower case) of the headers whose values the walk never reads (`FieldWalker.walkHeaders`),
+/// by length.
+let unreadHeaderNames: [[[UInt8]]] = {
+    let names = skippedHeaders.filter { $0 != "cookie" }.sorted().map { Array($0.utf8) }
+    var byLength = [[[UInt8]]](repeating: [], count: (names.map(\.count).max() ?? 0) + 1)
+    for name in names { byLength[name.count].append(name) }
+    return byLength
+}()
 
 /// `foldASCII` of every byte (never freed; written once, before first use, then only read).
 nonisolated(unsafe) let asciiFold: UnsafePointer<UInt8> = {
