@@ -69,9 +69,31 @@ import MouchardFlow
         #expect(!kv.spans(whole[...]).isEmpty)
     }
 
-    @Test func coordinatesNeedTheirDecimals() {
-        #expect(kv.spans(Array("v13.3".utf8)[...]).isEmpty)
-        #expect(kv.spans(Array("lon 13.38".utf8)[...]) == [4..<9])
+    /// A number is a span when it may be the latitude of a pair: with the decimals a coordinate
+    /// needs, near the profile's latitude. The longitude needs none (its container is walked for
+    /// the latitude, and its numbers are read whether spans touch them or not).
+    @Test func coordinateSpansAreLatitudesWithTheirDecimals() {
+        #expect(kv.spans(Array("v52.5".utf8)[...]).isEmpty)
+        #expect(kv.spans(Array("lat 52.52".utf8)[...]) == [4..<9])
+        #expect(kv.spans(Array("lon 13.38 x 133777000".utf8)[...]).isEmpty)
+        #expect(kv.spans(Array("lat 525163000".utf8)[...]) == [4..<13])
+    }
+
+    @Test(arguments: [
+        ("https://t.example/q?lon=13.3777&x=1&y=two&lat=52.5163", [(String, String)](), ""),
+        ("https://t.example/h", [("X-Lon", "13.3777"), ("X-App", "demo"), ("X-Lat", "52.5163")], ""),
+        ("https://t.example/c", [("Cookie", "lon=13.3777; a=b; lat=52.5163")], ""),
+        ("https://t.example/j", [("Content-Type", "application/json")], "{\"p\":{\"lon\":13.3777,\"q\":\"z\",\"lat\":52.5163},\"r\":1}"),
+        ("https://t.example/j", [("Content-Type", "application/json")], "{\"lon\":\"13.3777\",\"n\":[1,2],\"lat\":52.5163}"),
+        ("https://t.example/a", [("Content-Type", "application/json")], "{\"e\":[{\"x\":1},{\"loc\":[13.3777,52.5163]}]}"),
+        ("https://t.example/s", [("Content-Type", "application/json")], "{\"lngE7\":133777000,\"id\":\"x\",\"latE7\":525163000}"),
+    ])
+    func pairsAreFoundWhereOnlyTheLatitudeIsASpan(url: String, headers: [(String, String)], body: String) throws {
+        let (pruned, full) = try pair()
+        let r = TestSupport.request(body.isEmpty ? "GET" : "POST", url, headers: headers, text: body)
+        let a = pruned.inspect(TestSupport.flow(r)), b = full.inspect(TestSupport.flow(r))
+        #expect(a == b)
+        #expect(a.contains { $0.type == "coordinates" }, "\(url) \(body)")
     }
 
     /// Base64 that decodes to gzip, or to a protobuf message, is decoded further by the walk.

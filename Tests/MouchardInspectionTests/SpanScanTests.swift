@@ -173,7 +173,7 @@ struct SplitMix {
                     while e < bytes.count, bytes[e] >= 0x30, bytes[e] <= 0x39 { e += 1 }
                     var plain: Range<Int>?
                     if let v = parseDecimal(bytes[s..<e]), v.decimals >= kv.minimumDecimals,
-                       abs(v.value - loc.latitude) < 0.05 || abs(v.value - loc.longitude) < 0.05 {
+                       abs(v.value - loc.latitude) < 0.05 {
                         plain = s..<e
                     }
                     bytes.withUnsafeBufferPointer { #expect(kv.nearCoordinate($0, dot: dot, loc) == plain, "\(String(decoding: bytes, as: UTF8.self))") }

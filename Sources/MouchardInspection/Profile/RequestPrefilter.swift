@@ -3,8 +3,8 @@ import MouchardWire
 
 /// Where, in the raw bytes of one request, a profile value may hide: the spans of each part
 /// (target, header values, body) that hold a profile variant, a phone-like run, a name part, a
-/// number near the profile's coordinates, or something the variants cannot see through (JSON
-/// escapes, percent-escapes, base64-looking runs, hex text, compression magic).
+/// number near the profile's latitude, or something the variants cannot see through (JSON
+/// escapes, percent-escapes, base64 and hex runs that decode to something, compression magic).
 ///
 /// With a device profile most requests carry none of the device's values, and the ones that do
 /// carry them in a few fields. One pass over the raw bytes finds these spans; the decode walk
@@ -331,7 +331,10 @@ extension KnownValueMatcher {
         return alnum
     }
 
-    /// The decimal number around `dot` when it is within 0.05° of the profile's latitude or longitude.
+    /// The decimal number around `dot` when it is within 0.05° of the profile's latitude (3 km are
+    /// 0.027°). Numbers near the longitude need no span: a coordinate pair has a latitude, whose
+    /// span gets its container (object, array, form, headers, string) walked, and the walk reads
+    /// the numbers of a walked container's members whether spans touch them or not.
     func nearCoordinate(_ p: UnsafeBufferPointer<UInt8>, dot: Int, _ loc: Coordinate) -> Range<Int>? {
         // A digit on each side, or no number (most dots are in names and versions).
         guard dot > 0, dot + 1 < p.count, p[dot - 1] &- 0x30 <= 9, p[dot + 1] &- 0x30 <= 9 else { return nil }
@@ -340,9 +343,9 @@ extension KnownValueMatcher {
         if s > 0, p[s - 1] == 0x2D { s -= 1 }
         var e = dot + 1
         while e < p.count, p[e] >= 0x30, p[e] <= 0x39 { e += 1 }
-        // parseDecimal needs 1 to 3 integer digits and a decimal; a value within 0.05 of a
-        // coordinate has an integer part within (|coordinate| - 1.05, |coordinate| + 0.05):
-        // numbers that cannot be are not parsed.
+        // parseDecimal needs 1 to 3 integer digits and a decimal; a value within 0.05 of the
+        // latitude has an integer part within (|latitude| - 1.05, |latitude| + 0.05): numbers
+        // that cannot be are not parsed.
         let intStart = p[s] == 0x2D ? s + 1 : s
         // A coordinate counts with `minimumDecimals` decimals: a number written with fewer cannot
         // be one (the walk reads the digits as written: other spans mark escapes that add some).
@@ -350,16 +353,17 @@ extension KnownValueMatcher {
         var integer = 0
         for k in intStart..<dot { integer = integer * 10 + Int(p[k] - 0x30) }
         let m = Double(integer)
-        guard (m > abs(loc.latitude) - 1.1 && m < abs(loc.latitude) + 0.1) || (m > abs(loc.longitude) - 1.1 && m < abs(loc.longitude) + 0.1),
+        guard m > abs(loc.latitude) - 1.1 && m < abs(loc.latitude) + 0.1,
               let n = parseDecimal(UnsafeBufferPointer(rebasing: p[s..<e])) else { return nil }
-        return abs(n.value - loc.latitude) < 0.05 || abs(n.value - loc.longitude) < 0.05 ? s..<e : nil
+        return abs(n.value - loc.latitude) < 0.05 ? s..<e : nil
     }
 
-    /// An integer that, read as fixed-point degrees (×10^5, 10^6, 10^7), is near the profile location.
+    /// An integer that, read as fixed-point degrees (×10^5, 10^6, 10^7), is near the profile's
+    /// latitude (see `nearCoordinate`).
     func nearScaled(_ v: Double, _ loc: Coordinate) -> Bool {
         for scale in [1e5, 1e6, 1e7] {
             let d = v / scale
-            if abs(d - abs(loc.latitude)) < 0.05 || abs(d - abs(loc.longitude)) < 0.05 { return true }
+            if abs(d - abs(loc.latitude)) < 0.05 { return true }
         }
         return false
     }
