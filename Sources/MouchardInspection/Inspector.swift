@@ -22,7 +22,7 @@ public struct Inspector: Sendable {
     private let targetWords: [TargetWords]
     /// The same for the targets of phone numbers found by their digits (hits without an index).
     private let phoneTargetWords: [KnownValueMatcher.Target: TargetWords]
-    /// `rules.passwordKeys`, read once for the span scan of cleartext requests.
+    /// `rules.passwordKeys`, read once for the span scan and the credential detector of cleartext requests.
     private let passwordKeySearch: FoldedKeySearch
 
     /// `profile` switches on known-value matching (exact device values in any encoding); without it
@@ -120,7 +120,7 @@ public struct Inspector: Sendable {
         } else {
             PatternDetector(rules: rules).detect(extracted, into: &out)
         }
-        CredentialDetector(rules: rules).detect(request, extracted, transport: transport, into: &out)
+        CredentialDetector(rules: rules, keySearch: passwordKeySearch).detect(request, extracted, transport: transport, into: &out)
         return out.ordered
     }
 

@@ -92,12 +92,14 @@ extension KnownValueMatcher {
         return ascii || String(validating: p, as: UTF8.self) != nil
     }
 
-    /// The hex run `p[s..<e]` (maximal, `hexText`) could give the walk something. `tryHex` decodes
-    /// only a whole value: a run glued to a letter, `-`, `_` or `.` never is one (no walk cuts
-    /// there); a run that may be is decoded and its text scanned.
+    /// The hex run `p[s..<e]` (maximal) could give the walk something. `tryHex` decodes only a
+    /// whole value: a run glued to a letter, `-`, `_` or `.` never is one (no walk cuts there,
+    /// checked first: most runs are parts of UUIDs); a run that may be is decoded when it is
+    /// `hexText`, and its text scanned.
     func hexRunMatters(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, context: SpanContext) -> Bool {
         if s > 0, hexGlue(p[s - 1]) { return false }
         if e < p.count, hexGlue(p[e]) { return false }
+        guard hexText(p, s, e) else { return false }
         guard context.depth < SpanContext.maxDecodeDepth, e - s <= 1 << 16, (e - s) % 2 == 0 else { return true }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: (e - s) / 2) { out -> Bool in
             for k in 0..<out.count {

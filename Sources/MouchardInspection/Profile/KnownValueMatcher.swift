@@ -158,7 +158,8 @@ public struct KnownValueMatcher: Sendable {
                 }
             }
         }
-        guard !tables.phoneDigits.isEmpty else { return }
+        // A phone run has 8 digits and a separator: shorter fields hold none.
+        guard !tables.phoneDigits.isEmpty, bytes.count >= 9 else { return }
         var phone: [Hit] = []
         phoneHits(bytes, into: &phone)
         for h in phone { body(h.targetIndex, h.targetIndex == nil ? h.target : nil, h.matched, false) }

@@ -210,7 +210,7 @@ extension KnownValueMatcher {
         }
         if over & 0x8000_0000 != 0 {
             let s = i - lanes.take(ended, 1)
-            if hexText(p, s, i), hexRunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
+            if hexRunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000_0000 != 0 {
             // A word starts at its first byte >= `A` (not at `-` or `'`).
