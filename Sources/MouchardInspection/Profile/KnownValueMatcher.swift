@@ -71,6 +71,8 @@ public struct KnownValueMatcher: Sendable {
     /// The first and the last bytes of the folded ASCII name parts, as bit sets (bit `(b | 0x20) & 63`):
     /// the span scan hashes only the words that start and end like some part.
     let namePartEdges: (first: UInt64, last: UInt64)
+    /// `SpanLanes.bias` for this profile (the same for every part scanned).
+    let spanLaneBias: UInt64
     /// FNV-1a hashes of the folded name parts: words are looked up without building a string
     /// (a profile has a handful of name parts: a linear search beats hashing the hash).
     var namePartHashes: [UInt64] { tables.namePartHashes }
@@ -122,6 +124,8 @@ public struct KnownValueMatcher: Sendable {
                              nameParts: parts, splitNames: split, namePartLengths: lengths,
                              namePartHashes: parts.keys.map { fnv1a($0.utf8) })
         self.location = profile.location
+        self.spanLaneBias = SpanLanes.bias(namePartLengthBits: namePartLengthBits, namePartLengths: lengths.isEmpty ? 0 : 1,
+                                           coordinates: profile.location != nil, phones: !b.phoneDigits.isEmpty)
     }
 
     public var patternCount: Int { targets.count }

@@ -53,8 +53,18 @@ extension KnownValueMatcher {
     func interest(_ request: HTTPRequest, target: [UInt8], pathAndQuery: String, passwordKeys: FoldedKeySearch,
                   cleartext: Bool) -> RequestInterest {
         var r = RequestInterest()
+        r.headers.reserveCapacity(request.headers.count)
+        var contentEncoding = false
+        for field in request.headers.fields {
+            if let unread = unreadHeaderName(field.name) {
+                if unread.count == 16, unread == contentEncodingName { contentEncoding = true }
+                r.headers.append([])
+            } else {
+                r.headers.append(spans(field.valueBytes[...]))
+            }
+        }
         if !request.body.isEmpty {
-            if request.headers["Content-Encoding"] != nil || !looksLikeText(request.body.prefix(512)) {
+            if contentEncoding || !looksLikeText(request.body.prefix(512)) {
                 r.walkAll = true
                 r.body = nil
             } else {
@@ -62,10 +72,6 @@ extension KnownValueMatcher {
             }
         }
         r.target = spans(target[...], context: .target)
-        r.headers.reserveCapacity(request.headers.count)
-        for field in request.headers.fields {
-            r.headers.append(skippedForPrefilter(field.name) ? [] : spans(field.valueBytes[...]))
-        }
         if cleartext {
             let hasCredentials: Bool
             if request.headers["Authorization"] != nil {
@@ -81,22 +87,22 @@ extension KnownValueMatcher {
         return r
     }
 
-    /// A header the walk reads nothing of (`skippedHeaders` but `Cookie`, walked pair by pair),
-    /// named in any ASCII case: its value needs no spans.
-    private func skippedForPrefilter(_ name: String) -> Bool {
+    /// The lower-case name of a header the walk reads nothing of (`skippedHeaders` but `Cookie`,
+    /// walked pair by pair) when `name` is one in any ASCII case: its value needs no spans.
+    private func unreadHeaderName(_ name: String) -> [UInt8]? {
         var name = name
         return name.withUTF8 { b in
             let byLength = unreadHeaderNames
-            guard b.count < byLength.count else { return false }
+            guard b.count < byLength.count else { return nil }
             for candidate in byLength[b.count] {
                 var same = true
                 for k in 0..<b.count where foldASCII(b[k]) != candidate[k] {
                     same = false
                     break
                 }
-                if same { return true }
+                if same { return candidate }
             }
-            return false
+            return nil
         }
     }
 
@@ -148,8 +154,7 @@ extension KnownValueMatcher {
         let keepOf = spanLaneKeep
         let automaton = matcher.automaton
         let accepting = automaton.firstAccepting
-        var lanes = SpanLanes(p, base: base, namePartLengthBits: namePartLengthBits, namePartLengths: namePartLengths.isEmpty ? 0 : 1,
-                              coordinates: location != nil, phones: !phoneDigits.isEmpty, context: context)
+        var lanes = SpanLanes(p, base: base, bias: spanLaneBias, context: context)
         let bias = lanes.bias
         var runs: UInt64 = 0
         var state = automaton.start
@@ -395,18 +400,24 @@ struct SpanLanes {
     var extended = false
 
     /// `namePartLengthBits` as in `KnownValueMatcher`; `namePartLengths` is 0 without name parts.
-    init(_ p: UnsafeBufferPointer<UInt8>, base: Int, namePartLengthBits bits: UInt64, namePartLengths: Int, coordinates: Bool, phones: Bool,
-         context: SpanContext) {
+    /// `bias` from `bias(namePartLengthBits:namePartLengths:coordinates:phones:)` (the matcher's).
+    init(_ p: UnsafeBufferPointer<UInt8>, base: Int, bias: UInt64, context: SpanContext) {
         self.p = p
         self.base = base
+        self.bias = bias
         self.context = context
+    }
+
+    /// The lanes' bias for a profile: `namePartLengthBits` as in `KnownValueMatcher`,
+    /// `namePartLengths` 0 without name parts.
+    static func bias(namePartLengthBits bits: UInt64, namePartLengths: Int, coordinates: Bool, phones: Bool) -> UInt64 {
         func lane(_ threshold: Int?, _ k: UInt64) -> UInt64 {
             guard let threshold else { return 0 }
             return UInt64(0x8000 - min(max(threshold, 1), 0xFF)) << (16 * k)
         }
         let shortestPart = bits != 0 ? bits.trailingZeroBitCount : namePartLengths == 0 ? nil : 64
         let stretch: Int? = coordinates ? 6 : phones ? 9 : nil
-        bias = lane(12, 0) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
+        return lane(12, 0) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
     }
 
     /// A lane that has grown past 0x4000 is set back to 0x100 (still above every threshold),
@@ -508,6 +519,9 @@ let unreadHeaderNames: [[[UInt8]]] = {
     for name in names { byLength[name.count].append(name) }
     return byLength
 }()
+
+/// `Content-Encoding` in lower case: a body sent with one is walked whole, after decoding.
+let contentEncodingName = Array("content-encoding".utf8)
 
 /// `foldASCII` of every byte (never freed; written once, before first use, then only read).
 nonisolated(unsafe) let asciiFold: UnsafePointer<UInt8> = {
