@@ -38,6 +38,8 @@ public struct KnownValueMatcher: Sendable {
         let splitNames: [(target: Target, parts: Int)]
         let namePartLengths: Set<Int>
         let namePartHashes: [UInt64]
+        /// Spans of header values already scanned (see `HeaderSpanCache`).
+        let headerSpans = HeaderSpanCache()
         init(matcher: MultiPatternMatcher, targets: [Target], phoneDigits: [String: [Target]],
              nameParts: [String: [(name: Int, part: Int)]], splitNames: [(target: Target, parts: Int)],
              namePartLengths: Set<Int>, namePartHashes: [UInt64]) {
@@ -54,6 +56,8 @@ public struct KnownValueMatcher: Sendable {
     private let tables: Tables
 
     public var matcher: MultiPatternMatcher { tables.matcher }
+    /// Spans of header values already scanned, shared by every copy of this matcher.
+    var headerSpans: HeaderSpanCache { tables.headerSpans }
     public var targets: [Target] { tables.targets }
     /// Each variant as text (same index as `targets`).
     var variantTexts: [String] { tables.variantTexts }

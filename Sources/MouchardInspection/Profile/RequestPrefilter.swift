@@ -60,7 +60,7 @@ extension KnownValueMatcher {
                 if unread.count == 16, unread == contentEncodingName { contentEncoding = true }
                 r.headers.append([])
             } else {
-                r.headers.append(spans(field.valueBytes[...]))
+                r.headers.append(headerSpans.spans(of: field.valueBytes) { spans($0[...]) })
             }
         }
         if !request.body.isEmpty {
