@@ -22,6 +22,8 @@ public struct Inspector: Sendable {
     private let targetWords: [TargetWords]
     /// The same for the targets of phone numbers found by their digits (hits without an index).
     private let phoneTargetWords: [KnownValueMatcher.Target: TargetWords]
+    /// `rules.passwordKeys`, read once for the span scan and the credential detector of cleartext requests.
+    private let passwordKeySearch: FoldedKeySearch
 
     /// `profile` switches on known-value matching (exact device values in any encoding); without it
     /// the pattern rules (shapes, validators, key hints) are used.
@@ -39,6 +41,7 @@ public struct Inspector: Sendable {
             }
         }
         self.phoneTargetWords = phoneTargetWords
+        self.passwordKeySearch = FoldedKeySearch(rules.passwordKeys)
         self.attribution = attribution
         self.extractor = extractor
     }
@@ -105,7 +108,7 @@ public struct Inspector: Sendable {
         let target = Array(facts.pathAndQuery.utf8)
         var pruning: (interest: RequestInterest, matcher: KnownValueMatcher)?
         if rawPrefilter, let kv = knownValues {
-            let interest = kv.interest(request, target: target, pathAndQuery: facts.pathAndQuery, passwordKeys: rules.passwordKeys,
+            let interest = kv.interest(request, target: target, pathAndQuery: facts.pathAndQuery, passwordKeys: passwordKeySearch,
                                        cleartext: transport == .http || request.scheme == "http")
             if !interest.needsWalk { return [] }
             pruning = (interest, kv)
@@ -117,7 +120,7 @@ public struct Inspector: Sendable {
         } else {
             PatternDetector(rules: rules).detect(extracted, into: &out)
         }
-        CredentialDetector(rules: rules).detect(request, extracted, transport: transport, into: &out)
+        CredentialDetector(rules: rules, keySearch: passwordKeySearch).detect(request, extracted, transport: transport, into: &out)
         return out.ordered
     }
 

@@ -83,3 +83,27 @@ import MouchardFlow
         #expect(pruned.fields.map(\.origin.location) == ["body:$.ifa"])
     }
 }
+
+/// Headers the walk never reads (`Content-Type`, `Accept`...) are not scanned: a value in one of
+/// them is not found either way, and a value in `Cookie` still is.
+@Suite struct UnreadHeaderTests {
+    @Test func unreadHeadersNeedNoWalkButCookiesDo() throws {
+        let rules = try TestSupport.rules()
+        let pruned = Inspector(rules: rules, profile: try TestSupport.profile())
+        var full = pruned
+        full.rawPrefilter = false
+        let idfa = "1E2D3C4B-5A69-4788-9A0B-C1D2E3F40516"
+        let unread = TestSupport.request("GET", "https://t.example/a", headers: [
+            ("content-TYPE", "application/json; id=\(idfa)"), ("Accept", idfa), ("Connection", idfa),
+        ])
+        let kv = try #require(pruned.knownValues)
+        let interest = kv.interest(unread, target: Array(unread.head.target.utf8), pathAndQuery: unread.head.target, passwordKeys: [],
+                                   cleartext: false)
+        #expect(!interest.needsWalk)
+        #expect(pruned.inspect(TestSupport.flow(unread)) == full.inspect(TestSupport.flow(unread)))
+        let cookie = TestSupport.request("GET", "https://t.example/a", headers: [("Cookie", "a=1; ifa=\(idfa)")])
+        let found = pruned.inspect(TestSupport.flow(cookie))
+        #expect(found == full.inspect(TestSupport.flow(cookie)))
+        #expect(found.contains { $0.type == "idfa" && $0.where == "cookie:ifa" })
+    }
+}

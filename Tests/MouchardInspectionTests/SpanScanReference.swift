@@ -50,13 +50,13 @@ extension KnownValueMatcher {
             if c & ReferenceSpanByteClass.base64 != 0 {
                 run += 1
             } else {
-                if run >= 12, base64Suspect(p, i - run, i) { out.append((base + i - run)..<(base + i)) }
+                if run >= 12, base64Suspect(p, i - run, i), base64RunMatters(p, i - run, i, context: .value) { out.append((base + i - run)..<(base + i)) }
                 run = 0
             }
             if c & ReferenceSpanByteClass.hex != 0 {
                 hexRun += 1
             } else {
-                if hexRun >= 8, hexText(p, i - hexRun, i) { out.append((base + i - hexRun)..<(base + i)) }
+                if hexRun >= 8, hexText(p, i - hexRun, i), hexRunMatters(p, i - hexRun, i, context: .value) { out.append((base + i - hexRun)..<(base + i)) }
                 hexRun = 0
             }
             if i == n { break }

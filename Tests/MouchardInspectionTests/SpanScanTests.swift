@@ -139,3 +139,46 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+/// The quick rejections inside the span scan's checks (a name part's first and last letters, a
+/// digit on each side of a dot) answer as the plain lookups do.
+@Suite struct SpanCheckShortcutTests {
+    @Test func nameWordsAreThePartsAsLookedUp() {
+        var rng = SplitMix(seed: 11)
+        let alphabet = Array("lucasbernardLUCASBERNARDchloépetitantoinemoreauzqxé-'".utf8)
+        for kv in SpanScanTests.matchers where !kv.namePartLengths.isEmpty {
+            var words: [[UInt8]] = kv.nameParts.keys.map { Array($0.utf8) } + kv.nameParts.keys.map { Array($0.uppercased().utf8) }
+            for _ in 0..<3000 { words.append((0..<Int(1 + rng.next() % 9)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }) }
+            for w in words where !w.isEmpty {
+                let plain = kv.hasNamePartLength(w.count)
+                    && (w.contains { $0 >= 0x80 } || kv.nameParts[String(decoding: w.map(foldASCII), as: UTF8.self)] != nil)
+                w.withUnsafeBufferPointer { #expect(kv.namePartWord($0, 0, w.count) == plain, "\(String(decoding: w, as: UTF8.self))") }
+            }
+        }
+    }
+
+    @Test func numbersAroundADotAreReadAsParsed() {
+        var rng = SplitMix(seed: 12)
+        let alphabet = Array("0123456789..--x ".utf8)
+        for kv in SpanScanTests.matchers {
+            guard let loc = kv.location else { continue }
+            let near = Array(String(format: "%.4f %.3f -%.2f %.1f", loc.latitude, loc.longitude, loc.latitude, loc.longitude).utf8)
+            var cases = [near]
+            for _ in 0..<3000 { cases.append((0..<Int(rng.next() % 14)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }) }
+            for bytes in cases {
+                for dot in bytes.indices where bytes[dot] == 0x2E {
+                    var s = dot, e = dot + 1
+                    while s > 0, bytes[s - 1] >= 0x30, bytes[s - 1] <= 0x39 { s -= 1 }
+                    if s > 0, bytes[s - 1] == 0x2D { s -= 1 }
+                    while e < bytes.count, bytes[e] >= 0x30, bytes[e] <= 0x39 { e += 1 }
+                    var plain: Range<Int>?
+                    if let v = parseDecimal(bytes[s..<e]), v.decimals >= kv.minimumDecimals,
+                       abs(v.value - loc.latitude) < 0.05 {
+                        plain = s..<e
+                    }
+                    bytes.withUnsafeBufferPointer { #expect(kv.nearCoordinate($0, dot: dot, loc) == plain, "\(String(decoding: bytes, as: UTF8.self))") }
+                }
+            }
+        }
+    }
+}

@@ -70,7 +70,8 @@ public struct FieldExtractor: Sendable {
     }
 }
 
-private let skippedHeaders: Set<String> = ["host", "content-length", "connection", "accept-encoding", "content-encoding",
+/// Headers whose values are not walked (`Cookie` is, pair by pair); the span scan skips them too.
+let skippedHeaders: Set<String> = ["host", "content-length", "connection", "accept-encoding", "content-encoding",
                                            "transfer-encoding", "accept", "accept-language", "cookie", "content-type",
                                            "keep-alive", "te", "upgrade", "cache-control", "pragma"]
 

@@ -38,6 +38,8 @@ public struct KnownValueMatcher: Sendable {
         let splitNames: [(target: Target, parts: Int)]
         let namePartLengths: Set<Int>
         let namePartHashes: [UInt64]
+        /// Spans of header values already scanned (see `HeaderSpanCache`).
+        let headerSpans = HeaderSpanCache()
         init(matcher: MultiPatternMatcher, targets: [Target], phoneDigits: [String: [Target]],
              nameParts: [String: [(name: Int, part: Int)]], splitNames: [(target: Target, parts: Int)],
              namePartLengths: Set<Int>, namePartHashes: [UInt64]) {
@@ -54,6 +56,8 @@ public struct KnownValueMatcher: Sendable {
     private let tables: Tables
 
     public var matcher: MultiPatternMatcher { tables.matcher }
+    /// Spans of header values already scanned, shared by every copy of this matcher.
+    var headerSpans: HeaderSpanCache { tables.headerSpans }
     public var targets: [Target] { tables.targets }
     /// Each variant as text (same index as `targets`).
     var variantTexts: [String] { tables.variantTexts }
@@ -68,6 +72,11 @@ public struct KnownValueMatcher: Sendable {
     var namePartLengths: Set<Int> { tables.namePartLengths }
     /// `namePartLengths` as a bit set (bit n: length n, for n < 64): tested per word and per field.
     let namePartLengthBits: UInt64
+    /// The first and the last bytes of the folded ASCII name parts, as bit sets (bit `(b | 0x20) & 63`):
+    /// the span scan hashes only the words that start and end like some part.
+    let namePartEdges: (first: UInt64, last: UInt64)
+    /// `SpanLanes.bias` for this profile (the same for every part scanned).
+    let spanLaneBias: UInt64
     /// FNV-1a hashes of the folded name parts: words are looked up without building a string
     /// (a profile has a handful of name parts: a linear search beats hashing the hash).
     var namePartHashes: [UInt64] { tables.namePartHashes }
@@ -108,10 +117,19 @@ public struct KnownValueMatcher: Sendable {
             }
         }
         self.namePartLengthBits = lengths.reduce(0) { $1 < 64 ? $0 | (1 << UInt64($1)) : $0 }
+        var edges: (first: UInt64, last: UInt64) = (0, 0)
+        for key in parts.keys {
+            guard let f = key.utf8.first, let l = key.utf8.last else { continue }
+            edges.first |= 1 << UInt64((f | 0x20) & 63)
+            edges.last |= 1 << UInt64((l | 0x20) & 63)
+        }
+        self.namePartEdges = edges
         self.tables = Tables(matcher: MultiPatternMatcher(patterns: b.patterns), targets: b.targets, phoneDigits: b.phoneDigits,
                              nameParts: parts, splitNames: split, namePartLengths: lengths,
                              namePartHashes: parts.keys.map { fnv1a($0.utf8) })
         self.location = profile.location
+        self.spanLaneBias = SpanLanes.bias(namePartLengthBits: namePartLengthBits, namePartLengths: lengths.isEmpty ? 0 : 1,
+                                           coordinates: profile.location != nil, phones: !b.phoneDigits.isEmpty)
     }
 
     public var patternCount: Int { targets.count }
@@ -148,7 +166,8 @@ public struct KnownValueMatcher: Sendable {
                 }
             }
         }
-        guard !tables.phoneDigits.isEmpty else { return }
+        // A phone run has 8 digits and a separator: shorter fields hold none.
+        guard !tables.phoneDigits.isEmpty, bytes.count >= 9 else { return }
         var phone: [Hit] = []
         phoneHits(bytes, into: &phone)
         for h in phone { body(h.targetIndex, h.targetIndex == nil ? h.target : nil, h.matched, false) }

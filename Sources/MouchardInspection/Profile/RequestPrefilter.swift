@@ -3,8 +3,8 @@ import MouchardWire
 
 /// Where, in the raw bytes of one request, a profile value may hide: the spans of each part
 /// (target, header values, body) that hold a profile variant, a phone-like run, a name part, a
-/// number near the profile's coordinates, or something the variants cannot see through (JSON
-/// escapes, percent-escapes, base64-looking runs, hex text, compression magic).
+/// number near the profile's latitude, or something the variants cannot see through (JSON
+/// escapes, percent-escapes, base64 and hex runs that decode to something, compression magic).
 ///
 /// With a device profile most requests carry none of the device's values, and the ones that do
 /// carry them in a few fields. One pass over the raw bytes finds these spans; the decode walk
@@ -46,26 +46,38 @@ extension KnownValueMatcher {
     /// The spans of one request (see `RequestInterest`).
     func interest(_ request: HTTPRequest, target: [UInt8], pathAndQuery: String, passwordKeys: [String],
                   cleartext: Bool) -> RequestInterest {
+        interest(request, target: target, pathAndQuery: pathAndQuery, passwordKeys: FoldedKeySearch(passwordKeys), cleartext: cleartext)
+    }
+
+    /// The spans of one request, with the password keys read once (`Inspector`).
+    func interest(_ request: HTTPRequest, target: [UInt8], pathAndQuery: String, passwordKeys: FoldedKeySearch,
+                  cleartext: Bool) -> RequestInterest {
         var r = RequestInterest()
+        r.headers.reserveCapacity(request.headers.count)
+        var contentEncoding = false
+        for field in request.headers.fields {
+            if let unread = unreadHeaderName(field.name) {
+                if unread.count == 16, unread == contentEncodingName { contentEncoding = true }
+                r.headers.append([])
+            } else {
+                r.headers.append(headerSpans.spans(of: field.valueBytes) { spans($0[...]) })
+            }
+        }
         if !request.body.isEmpty {
-            if request.headers["Content-Encoding"] != nil || !looksLikeText(request.body.prefix(512)) {
+            if contentEncoding || !looksLikeText(request.body.prefix(512)) {
                 r.walkAll = true
                 r.body = nil
             } else {
                 r.body = spans(request.body[...])
             }
         }
-        r.target = spans(target[...])
-        r.headers.reserveCapacity(request.headers.count)
-        for field in request.headers.fields {
-            r.headers.append(skippedForPrefilter(field.name) ? [] : spans(field.valueBytes[...]))
-        }
+        r.target = spans(target[...], context: .target)
         if cleartext {
             let hasCredentials: Bool
             if request.headers["Authorization"] != nil {
                 hasCredentials = true
             } else {
-                hasCredentials = containsAnyFolded(request.body.prefix(1 << 16), passwordKeys) || containsAnyFolded(target[...], passwordKeys)
+                hasCredentials = passwordKeys.isFound(in: request.body.prefix(1 << 16)) || passwordKeys.isFound(in: target[...])
             }
             if hasCredentials {
                 r.walkAll = true
@@ -75,11 +87,23 @@ extension KnownValueMatcher {
         return r
     }
 
-    /// `Host` in any case (`b | 0x20` folds exactly the letter's two cases).
-    private func skippedForPrefilter(_ name: String) -> Bool {
-        guard name.utf8.count == 4 else { return false }
+    /// The lower-case name of a header the walk reads nothing of (`skippedHeaders` but `Cookie`,
+    /// walked pair by pair) when `name` is one in any ASCII case: its value needs no spans.
+    private func unreadHeaderName(_ name: String) -> [UInt8]? {
         var name = name
-        return name.withUTF8 { b in b[0] | 0x20 == 0x68 && b[1] | 0x20 == 0x6F && b[2] | 0x20 == 0x73 && b[3] | 0x20 == 0x74 }
+        return name.withUTF8 { b in
+            let byLength = unreadHeaderNames
+            guard b.count < byLength.count else { return nil }
+            for candidate in byLength[b.count] {
+                var same = true
+                for k in 0..<b.count where foldASCII(b[k]) != candidate[k] {
+                    same = false
+                    break
+                }
+                if same { return candidate }
+            }
+            return nil
+        }
     }
 
     /// `ByteCodecs.looksLikeText`, answered 8 bytes at a time when every byte is printable ASCII,
@@ -105,11 +129,12 @@ extension KnownValueMatcher {
         return plain || ByteCodecs.looksLikeText(bytes)
     }
 
-    /// The interesting spans of `bytes`, in its own indices, sorted by lower bound.
-    func spans(_ bytes: ArraySlice<UInt8>) -> [Range<Int>] {
+    /// The interesting spans of `bytes`, in its own indices, sorted by lower bound. `context` says
+    /// how the walk may cut the bytes into values (see `SpanContext`).
+    func spans(_ bytes: ArraySlice<UInt8>, context: SpanContext = .value) -> [Range<Int>] {
         if bytes.isEmpty { return [] }
         var out: [Range<Int>] = []
-        bytes.withUnsafeBufferPointer { scanSpans($0, base: bytes.startIndex, into: &out) }
+        bytes.withUnsafeBufferPointer { scanSpans($0, base: bytes.startIndex, context: context, into: &out) }
         if out.count > 1 { out.sort { $0.lowerBound < $1.lowerBound } }
         return out
     }
@@ -123,14 +148,13 @@ extension KnownValueMatcher {
     /// check of its own (`\`, `%`, `.`, the second byte of compression magic). Only then does
     /// `laneEvent` run the checks of the separate scans this pass replaces, on the run that
     /// ended: the spans are the same (`SpanScanTests` compares them with a plain reference scan).
-    private func scanSpans(_ p: UnsafeBufferPointer<UInt8>, base: Int, into out: inout [Range<Int>]) {
+    func scanSpans(_ p: UnsafeBufferPointer<UInt8>, base: Int, context: SpanContext, into out: inout [Range<Int>]) {
         guard let h = p.baseAddress else { return }
         let n = p.count
         let keepOf = spanLaneKeep
         let automaton = matcher.automaton
         let accepting = automaton.firstAccepting
-        var lanes = SpanLanes(p, base: base, namePartLengthBits: namePartLengthBits, namePartLengths: namePartLengths.isEmpty ? 0 : 1,
-                              coordinates: location != nil, phones: !phoneDigits.isEmpty)
+        var lanes = SpanLanes(p, base: base, bias: spanLaneBias, context: context)
         let bias = lanes.bias
         var runs: UInt64 = 0
         var state = automaton.start
@@ -187,17 +211,17 @@ extension KnownValueMatcher {
         let over = (ended &+ lanes.bias) & SpanLanes.high
         if over & 0x8000 != 0 {
             let s = i - lanes.take(ended, 0)
-            if base64Suspect(p, s, i) { out.append((base + s)..<(base + i)) }
+            if base64Suspect(p, s, i), base64RunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000 != 0 {
             let s = i - lanes.take(ended, 1)
-            if hexText(p, s, i) { out.append((base + s)..<(base + i)) }
+            if hexRunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000_0000 != 0 {
             // A word starts at its first byte >= `A` (not at `-` or `'`).
             var s = i - lanes.take(ended, 2)
             while s < i, p[s] < 0x41 { s += 1 }
-            if s < i, hasNamePartLength(i - s), namePartWord(p, s, i) { out.append((base + s)..<(base + i)) }
+            if s < i, hasNamePartLength(i - s), namePartWord(p, s, i) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000_0000_0000 != 0 {
             let s = i - lanes.take(ended, 3)
@@ -209,7 +233,7 @@ extension KnownValueMatcher {
     /// The matcher's confirmed matches for the accepting automaton `state` at `i`.
     @inline(never)
     private func matched(_ state: Int, endingAt i: Int, _ h: UnsafePointer<UInt8>, count n: Int, base: Int, into out: inout [Range<Int>]) {
-        matcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in out.append((base + m.start)..<(base + m.end)) }
+        matcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in out.appendSpan((base + m.start)..<(base + m.end)) }
     }
 
     /// A byte with a check of its own: JSON escapes, percent-escapes, compression magic, decimal
@@ -218,18 +242,18 @@ extension KnownValueMatcher {
         let n = p.count
         let b = p[i]
         switch b {
-        case 0x5C: out.append((base + i)..<(base + i + 1)) // JSON escapes (\u00e9, \/)
+        case 0x5C: out.appendSpan((base + i)..<(base + i + 1)) // JSON escapes (\u00e9, \/)
         case 0x25:
-            if i + 2 < n, hexNibble(p[i + 1]) != nil, hexNibble(p[i + 2]) != nil { out.append((base + i)..<(base + i + 3)) }
+            if i + 2 < n, hexNibble(p[i + 1]) != nil, hexNibble(p[i + 2]) != nil { out.appendSpan((base + i)..<(base + i + 3)) }
         case 0x8B, 0x01, 0x5E, 0x9C, 0xDA:
             // Compressed data (gzip, zlib) inside a value: the walk inflates it. The magic is
             // checked at its second byte, rarer in text than `x`.
             if i > 0 {
                 let first = p[i - 1]
-                if (b == 0x8B && first == 0x1F) || (b != 0x8B && first == 0x78) { out.append((base + i - 1)..<(base + i + 1)) }
+                if (b == 0x8B && first == 0x1F) || (b != 0x8B && first == 0x78) { out.appendSpan((base + i - 1)..<(base + i + 1)) }
             }
         case 0x2E:
-            if let loc = location, let r = nearCoordinate(p, dot: i, loc) { out.append((base + r.lowerBound)..<(base + r.upperBound)) }
+            if let loc = location, let r = nearCoordinate(p, dot: i, loc) { out.appendSpan((base + r.lowerBound)..<(base + r.upperBound)) }
         default: break
         }
     }
@@ -241,29 +265,39 @@ extension KnownValueMatcher {
     /// first byte depends only on the byte before it (after a letter, digits are skipped whether
     /// the reading was skipping a letter-and-digit run or not; after anything else it is idle).
     func phoneStretchEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, into out: inout [Range<Int>]) {
-        // Its digit runs: fixed-point coordinates of 6 to 11 digits.
+        // Its digit runs: fixed-point coordinates of 6 to 11 digits (read only at those lengths).
+        guard let h = p.baseAddress, s >= 0, e <= p.count else { return }
+        let loc = location
         var digits = 0
         var k = s
         while k < e {
-            guard p[k] >= 0x30, p[k] <= 0x39 else { k += 1; continue }
+            guard h[k] &- 0x30 <= 9 else { k += 1; continue }
             let d = k
-            var v = 0
-            while k < e, p[k] >= 0x30, p[k] <= 0x39 {
-                if k - d < 12 { v = v * 10 + Int(p[k] - 0x30) }
-                k += 1
-            }
+            repeat { k += 1 } while k < e && h[k] &- 0x30 <= 9
             digits += k - d
-            if k - d >= 6, k - d <= 11, let loc = location, nearScaled(Double(v), loc) { out.append((base + d)..<(base + k)) }
+            if k - d >= 6, k - d <= 11, let loc {
+                var v = 0
+                for j in d..<k { v = v &* 10 &+ Int(h[j] &- 0x30) }
+                if nearScaled(Double(v), loc) { out.appendSpan((base + d)..<(base + k)) }
+            }
         }
         // A phone-like run has 8 digits and a separator.
         if !phoneDigits.isEmpty, digits >= 8, digits < e - s {
-            phoneRuns(p, from: s, to: e) { start, last, _ in out.append((base + start)..<(base + last + 1)) }
+            phoneRuns(p, from: s, to: e) { start, last, _ in out.appendSpan((base + start)..<(base + last + 1)) }
         }
     }
 
     /// The word `p[s..<e]` is (folded) a part of a profile name; non-ASCII words of a part's length always count.
     func namePartWord(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
         guard hasNamePartLength(e - s) else { return false }
+        // An ASCII word whose first or last byte no part has (`namePartEdges`) is none: it counts
+        // only if some byte is not ASCII.
+        let first = p[s], last = p[e - 1]
+        if first < 0x80, last < 0x80,
+           (namePartEdges.first >> UInt64((first | 0x20) & 63)) & (namePartEdges.last >> UInt64((last | 0x20) & 63)) & 1 == 0 {
+            for k in s..<e where p[k] >= 0x80 { return true }
+            return false
+        }
         let fold = asciiFold
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         var bits: UInt8 = 0
@@ -302,31 +336,39 @@ extension KnownValueMatcher {
         return alnum
     }
 
-    /// The decimal number around `dot` when it is within 0.05° of the profile's latitude or longitude.
+    /// The decimal number around `dot` when it is within 0.05° of the profile's latitude (3 km are
+    /// 0.027°). Numbers near the longitude need no span: a coordinate pair has a latitude, whose
+    /// span gets its container (object, array, form, headers, string) walked, and the walk reads
+    /// the numbers of a walked container's members whether spans touch them or not.
     func nearCoordinate(_ p: UnsafeBufferPointer<UInt8>, dot: Int, _ loc: Coordinate) -> Range<Int>? {
+        // A digit on each side, or no number (most dots are in names and versions).
+        guard dot > 0, dot + 1 < p.count, p[dot - 1] &- 0x30 <= 9, p[dot + 1] &- 0x30 <= 9 else { return nil }
         var s = dot
         while s > 0, p[s - 1] >= 0x30, p[s - 1] <= 0x39 { s -= 1 }
         if s > 0, p[s - 1] == 0x2D { s -= 1 }
         var e = dot + 1
         while e < p.count, p[e] >= 0x30, p[e] <= 0x39 { e += 1 }
-        // parseDecimal needs 1 to 3 integer digits and a decimal; a value within 0.05 of a
-        // coordinate has an integer part within (|coordinate| - 1.05, |coordinate| + 0.05):
-        // numbers that cannot be are not parsed.
+        // parseDecimal needs 1 to 3 integer digits and a decimal; a value within 0.05 of the
+        // latitude has an integer part within (|latitude| - 1.05, |latitude| + 0.05): numbers
+        // that cannot be are not parsed.
         let intStart = p[s] == 0x2D ? s + 1 : s
-        guard e - s >= 3, dot - intStart >= 1, dot - intStart <= 3, e > dot + 1 else { return nil }
+        // A coordinate counts with `minimumDecimals` decimals: a number written with fewer cannot
+        // be one (the walk reads the digits as written: other spans mark escapes that add some).
+        guard e - s >= 3, dot - intStart >= 1, dot - intStart <= 3, e - dot - 1 >= max(1, minimumDecimals) else { return nil }
         var integer = 0
         for k in intStart..<dot { integer = integer * 10 + Int(p[k] - 0x30) }
         let m = Double(integer)
-        guard (m > abs(loc.latitude) - 1.1 && m < abs(loc.latitude) + 0.1) || (m > abs(loc.longitude) - 1.1 && m < abs(loc.longitude) + 0.1),
+        guard m > abs(loc.latitude) - 1.1 && m < abs(loc.latitude) + 0.1,
               let n = parseDecimal(UnsafeBufferPointer(rebasing: p[s..<e])) else { return nil }
-        return abs(n.value - loc.latitude) < 0.05 || abs(n.value - loc.longitude) < 0.05 ? s..<e : nil
+        return abs(n.value - loc.latitude) < 0.05 ? s..<e : nil
     }
 
-    /// An integer that, read as fixed-point degrees (×10^5, 10^6, 10^7), is near the profile location.
+    /// An integer that, read as fixed-point degrees (×10^5, 10^6, 10^7), is near the profile's
+    /// latitude (see `nearCoordinate`).
     func nearScaled(_ v: Double, _ loc: Coordinate) -> Bool {
         for scale in [1e5, 1e6, 1e7] {
             let d = v / scale
-            if abs(d - abs(loc.latitude)) < 0.05 || abs(d - abs(loc.longitude)) < 0.05 { return true }
+            if abs(d - abs(loc.latitude)) < 0.05 { return true }
         }
         return false
     }
@@ -350,22 +392,32 @@ struct SpanLanes {
     let p: UnsafeBufferPointer<UInt8>
     let base: Int
     let bias: UInt64
+    /// How the walk may cut the bytes (for the checks of base64 and hex runs).
+    let context: SpanContext
     /// Length of each lane's run beyond its value (set by `rebase` for runs longer than a chunk).
     var extra: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
     /// Some `extra` is not 0.
     var extended = false
 
     /// `namePartLengthBits` as in `KnownValueMatcher`; `namePartLengths` is 0 without name parts.
-    init(_ p: UnsafeBufferPointer<UInt8>, base: Int, namePartLengthBits bits: UInt64, namePartLengths: Int, coordinates: Bool, phones: Bool) {
+    /// `bias` from `bias(namePartLengthBits:namePartLengths:coordinates:phones:)` (the matcher's).
+    init(_ p: UnsafeBufferPointer<UInt8>, base: Int, bias: UInt64, context: SpanContext) {
         self.p = p
         self.base = base
+        self.bias = bias
+        self.context = context
+    }
+
+    /// The lanes' bias for a profile: `namePartLengthBits` as in `KnownValueMatcher`,
+    /// `namePartLengths` 0 without name parts.
+    static func bias(namePartLengthBits bits: UInt64, namePartLengths: Int, coordinates: Bool, phones: Bool) -> UInt64 {
         func lane(_ threshold: Int?, _ k: UInt64) -> UInt64 {
             guard let threshold else { return 0 }
             return UInt64(0x8000 - min(max(threshold, 1), 0xFF)) << (16 * k)
         }
         let shortestPart = bits != 0 ? bits.trailingZeroBitCount : namePartLengths == 0 ? nil : 64
         let stretch: Int? = coordinates ? 6 : phones ? 9 : nil
-        bias = lane(12, 0) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
+        return lane(12, 0) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
     }
 
     /// A lane that has grown past 0x4000 is set back to 0x100 (still above every threshold),
@@ -459,9 +511,31 @@ nonisolated(unsafe) let base64SuspectClass: UnsafePointer<UInt8> = {
     return UnsafePointer(table)
 }()
 
+/// The names (lower case) of the headers whose values the walk never reads (`FieldWalker.walkHeaders`),
+/// by length.
+let unreadHeaderNames: [[[UInt8]]] = {
+    let names = skippedHeaders.filter { $0 != "cookie" }.sorted().map { Array($0.utf8) }
+    var byLength = [[[UInt8]]](repeating: [], count: (names.map(\.count).max() ?? 0) + 1)
+    for name in names { byLength[name.count].append(name) }
+    return byLength
+}()
+
+/// `Content-Encoding` in lower case: a body sent with one is walked whole, after decoding.
+let contentEncodingName = Array("content-encoding".utf8)
+
 /// `foldASCII` of every byte (never freed; written once, before first use, then only read).
 nonisolated(unsafe) let asciiFold: UnsafePointer<UInt8> = {
     let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
     for b in 0..<256 { table[b] = foldASCII(UInt8(b)) }
     return UnsafePointer(table)
 }()
+
+extension Array where Element == Range<Int> {
+    /// Appends a span; the first one makes room for 8 (a part with spans mostly has several:
+    /// one allocation instead of four).
+    @inline(__always)
+    mutating func appendSpan(_ span: Range<Int>) {
+        if capacity == 0 { reserveCapacity(8) }
+        append(span)
+    }
+}

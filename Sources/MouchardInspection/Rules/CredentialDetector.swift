@@ -4,9 +4,12 @@ import MouchardFlow
 /// authorization in a cleartext (`http`) request.
 struct CredentialDetector {
     let passwordKeys: [String]
+    /// `passwordKeys` read once (the inspector's), for the keys of fields.
+    let keySearch: FoldedKeySearch
     /// Built per request: keeps the keys only (nothing allocated per request).
-    init(rules: RuleSet) {
+    init(rules: RuleSet, keySearch: FoldedKeySearch? = nil) {
         self.passwordKeys = rules.passwordKeys
+        self.keySearch = keySearch ?? FoldedKeySearch(rules.passwordKeys)
     }
 
     func detect(_ request: HTTPRequest, _ extracted: FieldExtractor.Result, transport: FlowTransport, into out: inout DetectionSet) {
@@ -43,7 +46,7 @@ struct CredentialDetector {
     private func mayBePasswordKey(_ key: String) -> Bool {
         var k = key
         let folded: Bool? = k.withUTF8 { hay in
-            hay.contains(where: { $0 >= 0x80 }) ? nil : containsAnyFolded(hay, passwordKeys)
+            hay.contains(where: { $0 >= 0x80 }) ? nil : keySearch.isFound(in: hay)
         }
         if let folded { return folded }
         let lowerKey = key.lowercased()

@@ -1,0 +1,129 @@
+import MouchardWire
+
+/// Where the bytes a span scan reads come from: whether the decode walk splits them at `/` (a
+/// request target's path, `FieldWalker.walkPath`; not header values, bodies or decoded values),
+/// and how many decodings of the span checks deep they are.
+struct SpanContext {
+    var splitsAtSlash: Bool
+    var depth: Int
+
+    /// A request target (`/path?query`).
+    static let target = SpanContext(splitsAtSlash: true, depth: 0)
+    /// A header value or a body.
+    static let value = SpanContext(splitsAtSlash: false, depth: 0)
+    /// How deep the checks of base64 and hex runs decode: deeper runs are kept as spans unchecked.
+    static let maxDecodeDepth = 3
+
+    /// The bytes a run of these decodes to.
+    var decoded: SpanContext { SpanContext(splitsAtSlash: false, depth: depth + 1) }
+}
+
+/// A base64 or hex run whose decoded bytes could hold nothing the walk finds is not a span: the
+/// walk would decode it (`FieldWalker.tryBase64`, `tryHex`) and find nothing, so a part whose
+/// only spans are such runs is not walked at all (most are tokens, request ids, build numbers).
+///
+/// The checks decode the run the way the walk does and scan what comes out with the same span
+/// scan (a value the walk decodes is walked like a header value: what it can find there, the
+/// spans show). Where the walk could see the run cut differently, or decodes further than these
+/// checks go, the run stays a span.
+///
+/// Why the walk sees the run as it is written: a part is skipped only when no span touches it,
+/// and then its values are its raw bytes (escapes — `%XX`, JSON `\` — are spans of their own);
+/// the only bytes a walk turns into a cut without an escape are `+` (a space in forms) and `/`
+/// (between path segments), both handled below.
+extension KnownValueMatcher {
+    /// The base64-alphabet run `p[s..<e]` (maximal, `base64Suspect`) could give the walk something.
+    func base64RunMatters(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, context: SpanContext) -> Bool {
+        guard context.depth < SpanContext.maxDecodeDepth else { return true }
+        // `+` is a space in a form value, `/` ends a path segment: the walk may see pieces of the run.
+        for k in s..<e where p[k] == 0x2B || (p[k] == 0x2F && context.splitsAtSlash) { return true }
+        // The walk's candidate takes up to two `=` of padding after the run.
+        var end = e
+        while end < p.count, end - e < 2, p[end] == 0x3D { end += 1 }
+        if base64CandidateMatters(UnsafeBufferPointer(rebasing: p[s..<end]), context) { return true }
+        return end > e && base64CandidateMatters(UnsafeBufferPointer(rebasing: p[s..<e]), context)
+    }
+
+    /// What `FieldWalker.tryBase64` does with one candidate could find something: it decodes to
+    /// gzip, to text with spans, or to a well-formed protobuf message. Decoded on the stack as
+    /// `ByteCodecs.base64Decode` does (most candidates are tokens: random bytes, no text).
+    private func base64CandidateMatters(_ run: UnsafeBufferPointer<UInt8>, _ context: SpanContext) -> Bool {
+        var n = run.count
+        var pad = 0
+        while n > 0, run[n - 1] == 0x3D, pad < 2 { n -= 1; pad += 1 }
+        if n % 4 == 1 || n == 0 || (pad > 0 && (n + pad) % 4 != 0) { return false }
+        let count = n * 3 / 4
+        guard count >= 4 else { return false }
+        let values = base64Values
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { out -> Bool in
+            var acc: UInt32 = 0
+            var bits: UInt32 = 0
+            var k = 0
+            for i in 0..<n {
+                let v = values[Int(run[i])]
+                if v > 63 { return false }
+                acc = acc << 6 | UInt32(v)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    out[k] = UInt8(truncatingIfNeeded: acc >> bits)
+                    k += 1
+                }
+            }
+            let decoded = UnsafeBufferPointer(out)
+            if decoded[0] == 0x1F, decoded[1] == 0x8B { return true }
+            if looksLikeText(decoded) {
+                var found: [Range<Int>] = []
+                scanSpans(decoded, base: 0, context: context.decoded, into: &found)
+                return !found.isEmpty
+            }
+            return count >= 8 && ProtobufScanner.scan(ArraySlice(decoded)) != nil
+        }
+    }
+
+    /// `ByteCodecs.looksLikeText` of a buffer: valid UTF-8 and at least 90% printable.
+    private func looksLikeText(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+        var bad = 0
+        var ascii = true
+        for b in p where b < 0x20 || b >= 0x7F {
+            if b >= 0x80 { ascii = false } else if b != 0x09, b != 0x0A, b != 0x0D { bad += 1 }
+        }
+        if p.isEmpty || bad * 10 > p.count { return false }
+        return ascii || String(validating: p, as: UTF8.self) != nil
+    }
+
+    /// The hex run `p[s..<e]` (maximal) could give the walk something. `tryHex` decodes only a
+    /// whole value: a run glued to a letter, `-`, `_` or `.` never is one (no walk cuts there,
+    /// checked first: most runs are parts of UUIDs); a run that may be is decoded when it is
+    /// `hexText`, and its text scanned.
+    func hexRunMatters(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, context: SpanContext) -> Bool {
+        if s > 0, hexGlue(p[s - 1]) { return false }
+        if e < p.count, hexGlue(p[e]) { return false }
+        guard hexText(p, s, e) else { return false }
+        guard context.depth < SpanContext.maxDecodeDepth, e - s <= 1 << 16, (e - s) % 2 == 0 else { return true }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: (e - s) / 2) { out -> Bool in
+            for k in 0..<out.count {
+                guard let h = hexNibble(p[s + 2 * k]), let l = hexNibble(p[s + 2 * k + 1]) else { return true }
+                out[k] = h << 4 | l
+            }
+            var found: [Range<Int>] = []
+            scanSpans(UnsafeBufferPointer(out), base: 0, context: context.decoded, into: &found)
+            return !found.isEmpty
+        }
+    }
+
+    /// A byte that no walk cuts a value at (and that no unescaping without a span removes).
+    @inline(__always)
+    private func hexGlue(_ b: UInt8) -> Bool {
+        let lower = b | 0x20
+        return (lower >= 0x61 && lower <= 0x7A) || b == 0x2D || b == 0x5F || b == 0x2E
+    }
+}
+
+/// `ByteCodecs.base64Value` of every byte, 0xFF for bytes outside both alphabets (never freed;
+/// written once, before first use, then only read).
+nonisolated(unsafe) let base64Values: UnsafePointer<UInt8> = {
+    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    for b in 0..<256 { table[b] = ByteCodecs.base64Value(UInt8(b)) ?? 0xFF }
+    return UnsafePointer(table)
+}()

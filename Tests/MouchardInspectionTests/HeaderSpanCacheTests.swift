@@ -1,0 +1,44 @@
+import Foundation
+import Synchronization
+import Testing
+import MouchardFlow
+@testable import MouchardInspection
+
+/// The span cache of header values answers what the scan answers: for the dev corpus's values,
+/// for values that take each other's slots, for values past its size limit, and from many threads.
+@Suite struct HeaderSpanCacheTests {
+    static let values: [[UInt8]] = {
+        var out: [[UInt8]] = []
+        for d in ["ios", "android"] {
+            let url = TestSupport.corpus.appendingPathComponent("dev/\(d)/traffic.har")
+            guard let flows = try? HARReader.read(Data(contentsOf: url)) else { continue }
+            for flow in flows { for f in flow.request?.headers.fields ?? [] { out.append(f.valueBytes) } }
+        }
+        // More distinct values than slots, and one past the size limit.
+        for k in 0..<600 { out.append(Array("x-\(k) +49 151 2345 \(k) Margot Quintin 52.5163".utf8)) }
+        out.append(Array(repeating: 0x41, count: HeaderSpanCache.maxValueBytes + 1))
+        return out
+    }()
+
+    @Test func cachedSpansAreTheScansSpans() throws {
+        let kv = KnownValueMatcher(profile: try TestSupport.profile())
+        #expect(Self.values.count > 1000)
+        for _ in 0..<2 {
+            for v in Self.values {
+                #expect(kv.headerSpans.spans(of: v) { kv.spans($0[...]) } == kv.spans(v[...]))
+            }
+        }
+    }
+
+    @Test func threadsShareTheCache() throws {
+        let kv = KnownValueMatcher(profile: try TestSupport.profile())
+        let values = Self.values
+        let wrong = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { t in
+            for (i, v) in values.enumerated() where i % 8 == t || i % 3 == 0 {
+                if kv.headerSpans.spans(of: v, { kv.spans($0[...]) }) != kv.spans(v[...]) { wrong.withLock { $0 += 1 } }
+            }
+        }
+        #expect(wrong.withLock { $0 } == 0)
+    }
+}
