@@ -75,6 +75,10 @@ public struct KnownValueMatcher: Sendable {
     /// The first and the last bytes of the folded ASCII name parts, as bit sets (bit `(b | 0x20) & 63`):
     /// the span scan hashes only the words that start and end like some part.
     let namePartEdges: (first: UInt64, last: UInt64)
+    /// The folded ASCII name parts' (first byte, last byte, length) as a 64-bit set
+    /// (`namePartShapeBit`): a word whose edges each start or end some part, but not the same
+    /// part at its length, is not hashed.
+    let namePartShapes: UInt64
     /// `SpanLanes.bias` for this profile (the same for every part scanned).
     let spanLaneBias: UInt64
     /// FNV-1a hashes of the folded name parts: words are looked up without building a string
@@ -124,6 +128,10 @@ public struct KnownValueMatcher: Sendable {
             edges.last |= 1 << UInt64((l | 0x20) & 63)
         }
         self.namePartEdges = edges
+        self.namePartShapes = parts.keys.reduce(0) { set, key in
+            guard let f = key.utf8.first, let l = key.utf8.last else { return set }
+            return set | Self.namePartShapeBit(first: f, last: l, length: key.utf8.count)
+        }
         self.tables = Tables(matcher: MultiPatternMatcher(patterns: b.patterns), targets: b.targets, phoneDigits: b.phoneDigits,
                              nameParts: parts, splitNames: split, namePartLengths: lengths,
                              namePartHashes: parts.keys.map { fnv1a($0.utf8) })
@@ -249,6 +257,13 @@ public struct KnownValueMatcher: Sendable {
             let key = String(decoding: digits[..<zero], as: UTF8.self) + String(decoding: digits[(zero + 1)...], as: UTF8.self)
             return phoneDigits[key]
         }
+    }
+
+    /// The bit of `namePartShapes` for a word with these first and last bytes (any ASCII case) and length.
+    @inline(__always)
+    static func namePartShapeBit(first: UInt8, last: UInt8, length: Int) -> UInt64 {
+        let k = (UInt64((first | 0x20) & 63) &* 5 &+ UInt64((last | 0x20) & 63) &* 3 &+ UInt64(truncatingIfNeeded: length)) & 63
+        return 1 << k
     }
 
     /// Some name part may be written with `n` bytes.

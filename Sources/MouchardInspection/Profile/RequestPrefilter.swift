@@ -290,11 +290,13 @@ extension KnownValueMatcher {
     /// The word `p[s..<e]` is (folded) a part of a profile name; non-ASCII words of a part's length always count.
     func namePartWord(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
         guard hasNamePartLength(e - s) else { return false }
-        // An ASCII word whose first or last byte no part has (`namePartEdges`) is none: it counts
-        // only if some byte is not ASCII.
+        // An ASCII word whose first or last byte no part has (`namePartEdges`), or that no part
+        // both starts and ends like at its length (`namePartShapes`), is none: it counts only if
+        // some byte is not ASCII.
         let first = p[s], last = p[e - 1]
         if first < 0x80, last < 0x80,
-           (namePartEdges.first >> UInt64((first | 0x20) & 63)) & (namePartEdges.last >> UInt64((last | 0x20) & 63)) & 1 == 0 {
+           (namePartEdges.first >> UInt64((first | 0x20) & 63)) & (namePartEdges.last >> UInt64((last | 0x20) & 63)) & 1 == 0
+            || namePartShapes & Self.namePartShapeBit(first: first, last: last, length: e - s) == 0 {
             for k in s..<e where p[k] >= 0x80 { return true }
             return false
         }
