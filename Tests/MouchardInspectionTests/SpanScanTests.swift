@@ -148,6 +148,15 @@ struct SplitMix {
         let alphabet = Array("lucasbernardLUCASBERNARDchloépetitantoinemoreauzqxé-'".utf8)
         for kv in SpanScanTests.matchers where !kv.namePartLengths.isEmpty {
             var words: [[UInt8]] = kv.nameParts.keys.map { Array($0.utf8) } + kv.nameParts.keys.map { Array($0.uppercased().utf8) }
+            // Capitalized parts, and words that start, end and are as long as a part but differ inside
+            // (`namePartShapes` lets them through to the hash, which says no).
+            words += kv.nameParts.keys.map { Array($0.prefix(1).uppercased().utf8) + Array($0.dropFirst().utf8) }
+            words += kv.nameParts.keys.compactMap { key -> [UInt8]? in
+                var w = Array(key.utf8)
+                guard w.count >= 3, w[1] < 0x80 else { return nil }
+                w[1] = w[1] == 0x7A ? 0x79 : 0x7A
+                return w
+            }
             for _ in 0..<3000 { words.append((0..<Int(1 + rng.next() % 9)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }) }
             for w in words where !w.isEmpty {
                 let plain = kv.hasNamePartLength(w.count)
