@@ -324,9 +324,9 @@ struct FieldWalker {
         let trimmed = trimSpace(bytes)
         if let first = trimmed.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             // Read in place: the body's own array when given (its spans count in it), else a copy.
-            let (skimmer, range) = document.map { (JSONSkimmer($0), trimmed.startIndex..<trimmed.endIndex) }
+            var (skimmer, range) = document.map { (JSONSkimmer($0), trimmed.startIndex..<trimmed.endIndex) }
                 ?? (JSONSkimmer(Array(trimmed)), 0..<trimmed.count)
-            if let root = skimmer.validate(range) {
+            if let root = skimmer.validateIndexing(range) {
                 walkJSON(skimmer, root, path: topLevel ? origin.location + ":$" : "$", key: "", parentKey: origin.key, origin: origin,
                              topLevel: topLevel, depth: depth, spans: document == nil ? nil : spans, end: range.upperBound)
                 return
@@ -568,8 +568,8 @@ struct FieldWalker {
         // JSON inside a string.
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             let document = Array(trimmed)
-            let skimmer = JSONSkimmer(document)
-            if let root = skimmer.validate(0..<document.count) {
+            var skimmer = JSONSkimmer(document)
+            if let root = skimmer.validateIndexing(0..<document.count) {
                 // Profile mode: a sizeable document (a decoded blob, most often) is pruned by its own
                 // spans, as a decompressed body is (`walkBody`).
                 let spans = pruning.flatMap { pruning in
