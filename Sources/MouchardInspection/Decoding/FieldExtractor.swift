@@ -304,17 +304,17 @@ struct FieldWalker {
     /// pairs and JSON members.
     mutating func walkDocument(_ bytes: ArraySlice<UInt8>, contentType: String, origin: FieldOrigin, topLevel: Bool, depth: Int,
                                spans: [Range<Int>]? = nil, document: [UInt8]? = nil) {
-        if asciiContains(contentType, "multipart/"), let boundary = boundaryParameter(contentType) {
+        let words = ContentTypeWords(contentType)
+        if words.multipart, let boundary = boundaryParameter(contentType) {
             walkMultipart(bytes, boundary: boundary, origin: origin, depth: depth)
             return
         }
-        if asciiContains(contentType, "x-www-form-urlencoded") {
+        if words.form {
             walkForm(bytes, prefix: topLevel ? "form:" : "", origin: origin, depth: depth, spans: spans)
             return
         }
-        let isGRPC = asciiContains(contentType, "grpc")
-        if isGRPC || asciiContains(contentType, "protobuf") || asciiContains(contentType, "octet-stream")
-            || asciiContains(contentType, "x-thrift") || !ByteCodecs.looksLikeText(bytes.prefix(512)) {
+        let isGRPC = words.grpc
+        if isGRPC || words.protobuf || words.octetStream || words.thrift || !ByteCodecs.looksLikeText(bytes.prefix(512)) {
             var payload = bytes
             if isGRPC, payload.count >= 5, payload[payload.startIndex] == 0 {
                 payload = payload.dropFirst(5)
