@@ -324,8 +324,10 @@ struct FieldWalker {
         let trimmed = trimSpace(bytes)
         if let first = trimmed.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             // Read in place: the body's own array when given (its spans count in it), else a copy.
-            var (skimmer, range) = document.map { (JSONSkimmer($0), trimmed.startIndex..<trimmed.endIndex) }
+            let read = document.map { (JSONSkimmer($0), trimmed.startIndex..<trimmed.endIndex) }
                 ?? (JSONSkimmer(Array(trimmed)), 0..<trimmed.count)
+            var skimmer = read.0
+            let range = read.1
             if let root = skimmer.validateIndexing(range) {
                 walkJSON(skimmer, root, path: topLevel ? origin.location + ":$" : "$", key: "", parentKey: origin.key, origin: origin,
                              topLevel: topLevel, depth: depth, spans: document == nil ? nil : spans, end: range.upperBound)
