@@ -2,17 +2,38 @@
 /// ads.example (Ads Co) in query:ifa encoded as md5.`), written into one buffer: the inspector
 /// makes one per finding, and chained appends would allocate and copy at every step.
 enum FindingSentence {
+    /// The destination part of a sentence (` sent to HOST (COMPANY) in `), the same for the
+    /// findings of one flow: kept as its pieces, each sentence copies them (a text of its own
+    /// would be one more allocation per flow).
+    struct SentTo {
+        var host: String
+        var company: String?
+
+        /// Bytes the part takes in a sentence.
+        var count: Int {
+            FindingSentence.sentToWords.utf8CodeUnitCount + host.utf8.count + FindingSentence.inWords.utf8CodeUnitCount
+                + (company.map { $0.utf8.count + 3 } ?? 0)
+        }
+    }
+
     /// `what` + `sentTo` (` sent to HOST (COMPANY) in `, the same for a whole flow) + `where`
     /// (+ ` → inner`) + ` in clear.` for plain values, else ` encoded as ENCODING.`.
-    static func make(what: String, sentTo: String, where place: String, inner: String?, encoding: String) -> String {
+    static func make(what: String, sentTo: SentTo, where place: String, inner: String?, encoding: String) -> String {
         let plain = encoding == "plain"
-        var count = what.utf8.count + sentTo.utf8.count + place.utf8.count
+        var count = what.utf8.count + sentTo.count + place.utf8.count
         if let inner { count += arrow.utf8CodeUnitCount + inner.utf8.count }
         count += plain ? inClear.utf8CodeUnitCount : encodedAs.utf8CodeUnitCount + encoding.utf8.count + 1
         return String(unsafeUninitializedCapacity: count) { buffer in
             guard let base = buffer.baseAddress else { return 0 }
             var k = copy(what, to: base, room: count)
-            k += copy(sentTo, to: base + k, room: count - k)
+            k += copy(sentToWords, to: base + k, room: count - k)
+            k += copy(sentTo.host, to: base + k, room: count - k)
+            if let company = sentTo.company {
+                k += copy(" (", to: base + k, room: count - k)
+                k += copy(company, to: base + k, room: count - k)
+                k += copy(")", to: base + k, room: count - k)
+            }
+            k += copy(inWords, to: base + k, room: count - k)
             k += copy(place, to: base + k, room: count - k)
             if let inner {
                 k += copy(arrow, to: base + k, room: count - k)
@@ -30,25 +51,12 @@ enum FindingSentence {
     }
 
     /// ` sent to HOST (COMPANY) in `: the part of the sentence shared by the findings of one flow.
-    static func sentTo(host: String, company: String?) -> String {
-        var count = sentToWords.utf8CodeUnitCount + host.utf8.count + inWords.utf8CodeUnitCount
-        if let company { count += company.utf8.count + 3 }
-        return String(unsafeUninitializedCapacity: count) { buffer in
-            guard let base = buffer.baseAddress else { return 0 }
-            var k = copy(sentToWords, to: base, room: count)
-            k += copy(host, to: base + k, room: count - k)
-            if let company {
-                k += copy(" (", to: base + k, room: count - k)
-                k += copy(company, to: base + k, room: count - k)
-                k += copy(")", to: base + k, room: count - k)
-            }
-            k += copy(inWords, to: base + k, room: count - k)
-            return k
-        }
+    static func sentTo(host: String, company: String?) -> SentTo {
+        SentTo(host: host, company: company)
     }
 
-    private static let sentToWords: StaticString = " sent to "
-    private static let inWords: StaticString = " in "
+    fileprivate static let sentToWords: StaticString = " sent to "
+    fileprivate static let inWords: StaticString = " in "
     private static let arrow: StaticString = " → "
     private static let inClear: StaticString = " in clear."
     private static let encodedAs: StaticString = " encoded as "

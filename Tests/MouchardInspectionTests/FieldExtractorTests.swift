@@ -46,6 +46,17 @@ struct FieldExtractorTests {
         #expect(find(res2, "two2")?.origin.location == "body:$[1].y")
     }
 
+    @Test func arrayIndexesOfSeveralDigitsInPaths() throws {
+        let items = (0..<12).map { "\"item-\($0)\"" }.joined(separator: ",")
+        let r = TestSupport.request("POST", "https://a.example/e", headers: [("Content-Type", "application/json; charset=utf-8")],
+                                    text: #"{"list":[\#(items)]}"#)
+        let res = FieldExtractor().extract(r)
+        #expect(find(res, "item-0")?.origin.location == "body:$.list[0]")
+        #expect(find(res, "item-9")?.origin.location == "body:$.list[9]")
+        #expect(find(res, "item-10")?.origin.location == "body:$.list[10]")
+        #expect(find(res, "item-11")?.origin.location == "body:$.list[11]")
+    }
+
     @Test func gzipBodyByHeaderAndByMagic() throws {
         let json = Array(#"{"who":"zipped-value"}"#.utf8)
         let gz = gzipCompress(json)

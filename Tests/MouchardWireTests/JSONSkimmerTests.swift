@@ -34,6 +34,14 @@ import Testing
             #expect(rebuild(skimmer, span, base: prefix) == parsed, "\(String(decoding: text, as: UTF8.self))")
             #expect(span.start - prefix == parsed.offset)
         }
+        // The indexing validation accepts the same texts and, stepping over nested containers by
+        // their recorded ends, reads the same structure.
+        var indexed = JSONSkimmer(padded)
+        let indexedSpan = indexed.validateIndexing(prefix..<padded.count)
+        #expect(indexedSpan == span, "\(String(decoding: text, as: UTF8.self))")
+        if let indexedSpan, let parsed {
+            #expect(rebuild(indexed, indexedSpan, base: prefix) == parsed, "\(String(decoding: text, as: UTF8.self))")
+        }
     }
 
     static let samples: [String] = [

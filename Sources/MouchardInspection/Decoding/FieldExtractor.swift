@@ -304,17 +304,17 @@ struct FieldWalker {
     /// pairs and JSON members.
     mutating func walkDocument(_ bytes: ArraySlice<UInt8>, contentType: String, origin: FieldOrigin, topLevel: Bool, depth: Int,
                                spans: [Range<Int>]? = nil, document: [UInt8]? = nil) {
-        if asciiContains(contentType, "multipart/"), let boundary = boundaryParameter(contentType) {
+        let words = ContentTypeWords(contentType)
+        if words.multipart, let boundary = boundaryParameter(contentType) {
             walkMultipart(bytes, boundary: boundary, origin: origin, depth: depth)
             return
         }
-        if asciiContains(contentType, "x-www-form-urlencoded") {
+        if words.form {
             walkForm(bytes, prefix: topLevel ? "form:" : "", origin: origin, depth: depth, spans: spans)
             return
         }
-        let isGRPC = asciiContains(contentType, "grpc")
-        if isGRPC || asciiContains(contentType, "protobuf") || asciiContains(contentType, "octet-stream")
-            || asciiContains(contentType, "x-thrift") || !ByteCodecs.looksLikeText(bytes.prefix(512)) {
+        let isGRPC = words.grpc
+        if isGRPC || words.protobuf || words.octetStream || words.thrift || !ByteCodecs.looksLikeText(bytes.prefix(512)) {
             var payload = bytes
             if isGRPC, payload.count >= 5, payload[payload.startIndex] == 0 {
                 payload = payload.dropFirst(5)
@@ -324,9 +324,11 @@ struct FieldWalker {
         let trimmed = trimSpace(bytes)
         if let first = trimmed.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             // Read in place: the body's own array when given (its spans count in it), else a copy.
-            let (skimmer, range) = document.map { (JSONSkimmer($0), trimmed.startIndex..<trimmed.endIndex) }
+            let read = document.map { (JSONSkimmer($0), trimmed.startIndex..<trimmed.endIndex) }
                 ?? (JSONSkimmer(Array(trimmed)), 0..<trimmed.count)
-            if let root = skimmer.validate(range) {
+            var skimmer = read.0
+            let range = read.1
+            if let root = skimmer.validateIndexing(range) {
                 walkJSON(skimmer, root, path: topLevel ? origin.location + ":$" : "$", key: "", parentKey: origin.key, origin: origin,
                              topLevel: topLevel, depth: depth, spans: document == nil ? nil : spans, end: range.upperBound)
                 return
@@ -568,8 +570,8 @@ struct FieldWalker {
         // JSON inside a string.
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             let document = Array(trimmed)
-            let skimmer = JSONSkimmer(document)
-            if let root = skimmer.validate(0..<document.count) {
+            var skimmer = JSONSkimmer(document)
+            if let root = skimmer.validateIndexing(0..<document.count) {
                 // Profile mode: a sizeable document (a decoded blob, most often) is pruned by its own
                 // spans, as a decompressed body is (`walkBody`).
                 let spans = pruning.flatMap { pruning in

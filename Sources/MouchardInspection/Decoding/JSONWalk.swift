@@ -69,7 +69,7 @@ extension FieldWalker {
                 if yieldsNothing(json, item) { continue }
                 let childEnd = i + 1 < items.count ? items[i + 1].start : end
                 if let spans, !touches(spans, item.start..<childEnd) { continue }
-                walkJSON(json, item, path: path + "[" + String(i) + "]", key: key, parentKey: parentKey, origin: origin,
+                walkJSON(json, item, path: indexed(path, i), key: key, parentKey: parentKey, origin: origin,
                          topLevel: topLevel, depth: depth, spans: spans, end: childEnd)
             }
             if numbers.count >= 2 {
@@ -115,6 +115,43 @@ extension FieldWalker {
             }
             put(b)
             return k
+        }
+    }
+
+    /// `path + "[" + String(i) + "]"` (`i` >= 0), written into one buffer.
+    func indexed(_ path: String, _ i: Int) -> String {
+        var digits = 1
+        var rest = i / 10
+        while rest > 0 { digits += 1; rest /= 10 }
+        let count = path.utf8.count + digits + 2
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            guard let base = buffer.baseAddress, i >= 0 else { return 0 }
+            var k = 0
+            let copied = path.utf8.withContiguousStorageIfAvailable { bytes -> Int in
+                let n = min(bytes.count, count - 2 - digits)
+                guard n > 0, let from = bytes.baseAddress else { return 0 }
+                base.update(from: from, count: n)
+                return n
+            }
+            if let copied {
+                k = copied
+            } else {
+                // Text not stored as UTF-8 (bridged): byte by byte.
+                for byte in path.utf8 where k < count - 2 - digits {
+                    base[k] = byte
+                    k += 1
+                }
+            }
+            base[k] = UInt8(ascii: "[")
+            var value = i
+            var at = k + digits
+            while at > k {
+                base[at] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+                at -= 1
+            }
+            base[k + digits + 1] = UInt8(ascii: "]")
+            return k + digits + 2
         }
     }
 

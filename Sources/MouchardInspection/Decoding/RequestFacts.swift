@@ -1,4 +1,5 @@
 import MouchardFlow
+import MouchardWire
 
 /// Path-and-query of a request, and (computed only for requests with findings) its host and
 /// absolute URL, with byte-level code on the common origin-form target (`/path?q` + Host header);
@@ -15,68 +16,75 @@ struct RequestFacts {
     func located(_ r: HTTPRequest) -> (host: String, url: String) {
         let target = r.head.target
         guard target.utf8.first == UInt8(ascii: "/"), r.method != "CONNECT" else { return (r.host, r.url) }
-        var authority = ""
+        var hostField: HTTPField?
         for f in r.headers.fields where f.name.utf8.count == 4 && asciiCaseInsensitiveEqualsHost(f.name) {
-            // ASCII (every real Host) reads as itself: skip the validating text view.
-            authority = f.valueBytes.allSatisfy({ $0 < 0x80 }) ? String(decoding: f.valueBytes, as: UTF8.self) : f.value
+            hostField = f
             break
         }
-        if authority.isEmpty { authority = r.fallbackAuthority ?? "" }
         let scheme = r.scheme
-        return authority.withUTF8 { a -> (host: String, url: String) in
-            // host[:port] or [v6]:port
-            var hostRange = 0..<a.count
-            var portRange = a.count..<a.count
-            if a.first == UInt8(ascii: "["), let close = a.firstIndex(of: UInt8(ascii: "]")) {
-                hostRange = 1..<close
-                if close + 1 < a.count, a[close + 1] == UInt8(ascii: ":") { portRange = (close + 2)..<a.count }
-            } else if let colon = a.firstIndex(of: UInt8(ascii: ":")), a.lastIndex(of: UInt8(ascii: ":")) == colon {
-                hostRange = 0..<colon
-                portRange = (colon + 1)..<a.count
-            }
-            let hostBytes = UnsafeBufferPointer(rebasing: a[hostRange])
-            let host = hostBytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A })
-                ? String(decoding: hostBytes.map { foldASCII($0) }, as: UTF8.self)
-                : String(decoding: hostBytes, as: UTF8.self)
-            let port = UnsafeBufferPointer(rebasing: a[portRange])
-            let defaultPort = (scheme == "http" && port.elementsEqual("80".utf8)) || (scheme == "https" && port.elementsEqual("443".utf8))
-            let bracketed = hostBytes.contains(UInt8(ascii: ":"))
-            // Written into one buffer (appends would each check and copy).
-            let showPort = !port.isEmpty && !defaultPort
-            var schemeText = scheme, hostText = host, targetText = target
-            let count = schemeText.utf8.count + 3 + hostText.utf8.count + (bracketed ? 2 : 0) + (showPort ? 1 + port.count : 0)
-                + targetText.utf8.count
-            let url = schemeText.withUTF8 { s in
-                hostText.withUTF8 { h in
-                    targetText.withUTF8 { t in
-                        String(unsafeUninitializedCapacity: count) { buffer in
-                            var k = 0
-                            func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-                                let n = min(bytes.count, count - k)
-                                guard n > 0, let from = bytes.baseAddress, let to = buffer.baseAddress else { return }
-                                (to + k).update(from: from, count: n)
-                                k += n
-                            }
-                            func put(_ byte: UInt8) {
-                                if k < count { buffer[k] = byte; k += 1 }
-                            }
-                            put(s)
-                            put(UInt8(ascii: ":")); put(UInt8(ascii: "/")); put(UInt8(ascii: "/"))
-                            if bracketed { put(UInt8(ascii: "[")) }
-                            put(h)
-                            if bracketed { put(UInt8(ascii: "]")) }
-                            if showPort {
-                                put(UInt8(ascii: ":"))
-                                put(port)
-                            }
-                            put(t)
-                            return k
+        // ASCII (every real Host) is read in place from the field's bytes: no text is made of it.
+        if let bytes = hostField?.valueBytes, !bytes.isEmpty, bytes.allSatisfy({ $0 < 0x80 }) {
+            return bytes.withUnsafeBufferPointer { located(authority: $0, scheme: scheme, target: target) }
+        }
+        var authority = hostField?.value ?? ""
+        if authority.isEmpty { authority = r.fallbackAuthority ?? "" }
+        return authority.withUTF8 { located(authority: $0, scheme: scheme, target: target) }
+    }
+
+    /// The host and absolute URL for the Host value `a` (`host[:port]` or `[v6]:port`).
+    private func located(authority a: UnsafeBufferPointer<UInt8>, scheme: String, target: String) -> (host: String, url: String) {
+        // host[:port] or [v6]:port
+        var hostRange = 0..<a.count
+        var portRange = a.count..<a.count
+        if a.first == UInt8(ascii: "["), let close = a.firstIndex(of: UInt8(ascii: "]")) {
+            hostRange = 1..<close
+            if close + 1 < a.count, a[close + 1] == UInt8(ascii: ":") { portRange = (close + 2)..<a.count }
+        } else if let colon = a.firstIndex(of: UInt8(ascii: ":")), a.lastIndex(of: UInt8(ascii: ":")) == colon {
+            hostRange = 0..<colon
+            portRange = (colon + 1)..<a.count
+        }
+        let hostBytes = UnsafeBufferPointer(rebasing: a[hostRange])
+        let host = hostBytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A })
+            ? String(decoding: hostBytes.map { foldASCII($0) }, as: UTF8.self)
+            : String(decoding: hostBytes, as: UTF8.self)
+        let port = UnsafeBufferPointer(rebasing: a[portRange])
+        let defaultPort = (scheme == "http" && port.elementsEqual("80".utf8)) || (scheme == "https" && port.elementsEqual("443".utf8))
+        let bracketed = hostBytes.contains(UInt8(ascii: ":"))
+        // Written into one buffer (appends would each check and copy).
+        let showPort = !port.isEmpty && !defaultPort
+        var schemeText = scheme, hostText = host, targetText = target
+        let count = schemeText.utf8.count + 3 + hostText.utf8.count + (bracketed ? 2 : 0) + (showPort ? 1 + port.count : 0)
+            + targetText.utf8.count
+        let url = schemeText.withUTF8 { s in
+            hostText.withUTF8 { h in
+                targetText.withUTF8 { t in
+                    String(unsafeUninitializedCapacity: count) { buffer in
+                        var k = 0
+                        func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+                            let n = min(bytes.count, count - k)
+                            guard n > 0, let from = bytes.baseAddress, let to = buffer.baseAddress else { return }
+                            (to + k).update(from: from, count: n)
+                            k += n
                         }
+                        func put(_ byte: UInt8) {
+                            if k < count { buffer[k] = byte; k += 1 }
+                        }
+                        put(s)
+                        put(UInt8(ascii: ":")); put(UInt8(ascii: "/")); put(UInt8(ascii: "/"))
+                        if bracketed { put(UInt8(ascii: "[")) }
+                        put(h)
+                        if bracketed { put(UInt8(ascii: "]")) }
+                        if showPort {
+                            put(UInt8(ascii: ":"))
+                            put(port)
+                        }
+                        put(t)
+                        return k
                     }
                 }
             }
-            return (host, url)
         }
+        return (host, url)
     }
 }
 

@@ -8,6 +8,11 @@
 public struct JSONSkimmer: Sendable {
     public let bytes: [UInt8]
     public let maxDepth: Int
+    /// Where each object and array of the value `validateIndexing` accepted starts and ends, in
+    /// the order they open (so `containerStarts` is sorted): stepping through members then finds
+    /// a nested container's end by a look-up instead of a scan of its bytes. Empty otherwise.
+    private var containerStarts: [Int] = []
+    private var containerEnds: [Int] = []
 
     /// One value's place: `start..<end` covers the value itself (quotes included for strings).
     public struct Span: Sendable, Equatable {
@@ -49,6 +54,27 @@ public struct JSONSkimmer: Sendable {
         }
     }
 
+    /// `validate(range)`, remembering where each container of the accepted value ends so that
+    /// `members` and `items` step over nested containers without scanning them again (a body is
+    /// checked once, then walked level by level).
+    public mutating func validateIndexing(_ range: Range<Int>) -> Span? {
+        guard range.lowerBound >= 0, range.upperBound <= bytes.count else { return nil }
+        let maxDepth = maxDepth
+        let found = bytes.withUnsafeBufferPointer { p -> (Span, [Int], [Int])? in
+            var v = Validator(p: p, end: range.upperBound, maxDepth: maxDepth, i: range.lowerBound, records: true)
+            v.skipSpace()
+            let start = v.i
+            guard start < v.end, let kind = Self.kind(p[start]), v.value(depth: 0) else { return nil }
+            let end = v.i
+            v.skipSpace()
+            return v.i == v.end ? (Span(start: start, end: end, kind: kind), v.starts, v.ends) : nil
+        }
+        guard let found else { return nil }
+        containerStarts = found.1
+        containerEnds = found.2
+        return found.0
+    }
+
     /// The spans of a sequence of JSON texts separated by whitespace (NDJSON, JSON Lines) in
     /// `range`, each one a value `JSONParser` accepts: at least two values, at most 100,000; nil
     /// otherwise.
@@ -75,6 +101,11 @@ public struct JSONSkimmer: Sendable {
         let end: Int
         let maxDepth: Int
         var i: Int
+        /// When true, each container's start and end are appended to `starts`/`ends` (in the order
+        /// containers open; an end is filled in when its container closes).
+        var records = false
+        var starts: [Int] = []
+        var ends: [Int] = []
 
         mutating func skipSpace() {
             while i < end {
@@ -87,9 +118,10 @@ public struct JSONSkimmer: Sendable {
             guard depth < maxDepth, i < end else { return false }
             switch p[i] {
             case UInt8(ascii: "{"):
+                let slot = records ? opened() : -1
                 i += 1
                 skipSpace()
-                if i < end, p[i] == UInt8(ascii: "}") { i += 1; return true }
+                if i < end, p[i] == UInt8(ascii: "}") { i += 1; closed(slot); return true }
                 while true {
                     skipSpace()
                     guard i < end, p[i] == UInt8(ascii: "\""), string() else { return false }
@@ -101,20 +133,21 @@ public struct JSONSkimmer: Sendable {
                     skipSpace()
                     guard i < end else { return false }
                     if p[i] == UInt8(ascii: ",") { i += 1; continue }
-                    if p[i] == UInt8(ascii: "}") { i += 1; return true }
+                    if p[i] == UInt8(ascii: "}") { i += 1; closed(slot); return true }
                     return false
                 }
             case UInt8(ascii: "["):
+                let slot = records ? opened() : -1
                 i += 1
                 skipSpace()
-                if i < end, p[i] == UInt8(ascii: "]") { i += 1; return true }
+                if i < end, p[i] == UInt8(ascii: "]") { i += 1; closed(slot); return true }
                 while true {
                     skipSpace()
                     guard value(depth: depth + 1) else { return false }
                     skipSpace()
                     guard i < end else { return false }
                     if p[i] == UInt8(ascii: ",") { i += 1; continue }
-                    if p[i] == UInt8(ascii: "]") { i += 1; return true }
+                    if p[i] == UInt8(ascii: "]") { i += 1; closed(slot); return true }
                     return false
                 }
             case UInt8(ascii: "\""): return string()
@@ -124,6 +157,19 @@ public struct JSONSkimmer: Sendable {
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number()
             default: return false
             }
+        }
+
+        /// Records a container opening at `i` (when `records`); its slot in `starts`/`ends`.
+        @inline(never)
+        mutating func opened() -> Int {
+            starts.append(i)
+            ends.append(i)
+            return starts.count - 1
+        }
+
+        /// Records that the container in `slot` (if any) ended at `i`.
+        mutating func closed(_ slot: Int) {
+            if slot >= 0, slot < ends.count { ends[slot] = i }
         }
 
         mutating func literal(_ word: StaticString) -> Bool {
@@ -321,6 +367,7 @@ public struct JSONSkimmer: Sendable {
         case .literal:
             j += bytes[i] == UInt8(ascii: "f") ? 5 : 4
         case .object, .array:
+            if let known = knownEnd(ofContainerAt: i) { return Span(start: i, end: known, kind: kind) }
             // Skip to the matching bracket, stepping over strings.
             var depth = 0
             while j < bytes.count {
@@ -335,6 +382,17 @@ public struct JSONSkimmer: Sendable {
             }
         }
         return Span(start: i, end: min(j, bytes.count), kind: kind)
+    }
+
+    /// The end `validateIndexing` recorded for the container starting at `i`, if it recorded one.
+    private func knownEnd(ofContainerAt i: Int) -> Int? {
+        var low = 0, high = containerStarts.count
+        while low < high {
+            let mid = (low + high) / 2
+            if containerStarts[mid] < i { low = mid + 1 } else { high = mid }
+        }
+        guard low < containerStarts.count, containerStarts[low] == i, low < containerEnds.count else { return nil }
+        return containerEnds[low]
     }
 
     private static func isNumberByte(_ b: UInt8) -> Bool {
