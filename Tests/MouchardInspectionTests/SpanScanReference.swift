@@ -50,7 +50,7 @@ extension KnownValueMatcher {
             if c & ReferenceSpanByteClass.base64 != 0 {
                 run += 1
             } else {
-                if run >= 12, base64Suspect(p, i - run, i), base64RunMatters(p, i - run, i, context: .value) { out.append((base + i - run)..<(base + i)) }
+                if run >= 10, base64Candidate(p, i - run, i), base64RunMatters(p, i - run, i, context: .value) { out.append((base + i - run)..<(base + i)) }
                 run = 0
             }
             if c & ReferenceSpanByteClass.hex != 0 {

@@ -31,6 +31,9 @@ struct ContentTypeWords {
         }
     }
 
+    /// A document of this type is read as protobuf first, whatever its bytes look like (`walkDocument`).
+    var readsProtobufFirst: Bool { grpc || protobuf || octetStream || thrift }
+
     /// `word` sits in `hay` at `i`.
     private static func has(_ word: StaticString, in hay: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
         let count = word.utf8CodeUnitCount

@@ -245,8 +245,11 @@ struct FieldWalker {
             body = inflated
             decodings.append(how)
         }
-        if let pruning, spans == nil || !decodings.isEmpty {
-            spans = ByteCodecs.looksLikeText(body.prefix(512)) ? pruning.matcher.spans(body[...]) : nil
+        // No spans from the scan: a binary body (no text scan finds its fields), or one to decode
+        // first; a decoded body typed as binary is walked whole too.
+        if let pruning, !decodings.isEmpty {
+            spans = ByteCodecs.looksLikeText(body.prefix(512)) && !ContentTypeWords(content.type ?? "").readsProtobufFirst
+                ? pruning.matcher.spans(body[...]) : nil
         }
         if pruning != nil, let spans, spans.isEmpty { return }
         let contentType = content.type ?? ""
@@ -314,7 +317,7 @@ struct FieldWalker {
             return
         }
         let isGRPC = words.grpc
-        if isGRPC || words.protobuf || words.octetStream || words.thrift || !ByteCodecs.looksLikeText(bytes.prefix(512)) {
+        if words.readsProtobufFirst || !ByteCodecs.looksLikeText(bytes.prefix(512)) {
             var payload = bytes
             if isGRPC, payload.count >= 5, payload[payload.startIndex] == 0 {
                 payload = payload.dropFirst(5)

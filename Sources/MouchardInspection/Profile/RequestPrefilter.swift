@@ -55,16 +55,20 @@ extension KnownValueMatcher {
         var r = RequestInterest()
         r.headers.reserveCapacity(request.headers.count)
         var contentEncoding = false
+        var binaryType = false
         for field in request.headers.fields {
             if let unread = unreadHeaderName(field.name) {
                 if unread.count == 16, unread == contentEncodingName { contentEncoding = true }
+                if unread.count == 12, unread == contentTypeName, ContentTypeWords(field.value.lowercased()).readsProtobufFirst { binaryType = true }
                 r.headers.append([])
             } else {
                 r.headers.append(headerSpans.spans(of: field.valueBytes) { spans($0[...]) })
             }
         }
         if !request.body.isEmpty {
-            if contentEncoding || !looksLikeText(request.body.prefix(512)) {
+            // A body typed as binary is read as protobuf first (`walkDocument`), even when it looks
+            // like text: its fields are not where a text scan cuts them.
+            if contentEncoding || binaryType || !looksLikeText(request.body.prefix(512)) {
                 r.walkAll = true
                 r.body = nil
             } else {
@@ -73,18 +77,60 @@ extension KnownValueMatcher {
         }
         r.target = spans(target[...], context: .target)
         if cleartext {
-            let hasCredentials: Bool
-            if request.headers["Authorization"] != nil {
-                hasCredentials = true
-            } else {
-                hasCredentials = passwordKeys.isFound(in: request.body.prefix(1 << 16)) || passwordKeys.isFound(in: target[...])
-            }
+            // Keys are header names, cookie names, form, query and JSON keys, some of them
+            // percent-encoded or JSON-escaped, and keys of forms and documents inside header values.
+            let hasCredentials = request.headers["Authorization"] != nil
+                || mayHoldKey(request.body.prefix(1 << 16), passwordKeys) || mayHoldKey(target[...], passwordKeys)
+                || request.headers.fields.contains { field in
+                    unreadHeaderName(field.name) == nil
+                        && (mayHoldKey(Array(field.name.utf8)[...], passwordKeys) || mayHoldKey(field.valueBytes[...], passwordKeys))
+                }
             if hasCredentials {
                 r.walkAll = true
                 r.prunes = false
             }
         }
         return r
+    }
+
+    /// One of `keys` is in `bytes` as written or after undoing up to three rounds of percent and
+    /// JSON escapes (`pa%73sword`, `p\u0061ssword`, `pa%2573sword`): how the walk may read a key.
+    private func mayHoldKey(_ bytes: ArraySlice<UInt8>, _ keys: FoldedKeySearch) -> Bool {
+        if keys.isFound(in: bytes) { return true }
+        var text = bytes
+        for _ in 0..<3 {
+            guard let unescaped = keyUnescaped(text) else { return false }
+            if keys.isFound(in: unescaped[...]) { return true }
+            text = unescaped[...]
+        }
+        return false
+    }
+
+    /// `bytes` with `%XX`, `\uXXXX` (ASCII) and `\x` escapes undone, nil when it holds none.
+    private func keyUnescaped(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
+        guard bytes.contains(where: { $0 == 0x25 || $0 == 0x5C }) else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        let end = bytes.endIndex
+        while i < end {
+            let b = bytes[i]
+            if b == 0x25, i + 2 < end, let h = hexNibble(bytes[i + 1]), let l = hexNibble(bytes[i + 2]) {
+                out.append(h << 4 | l)
+                i += 3
+            } else if b == 0x5C, i + 5 < end, bytes[i + 1] == 0x75, bytes[i + 2] == 0x30, bytes[i + 3] == 0x30,
+                      let h = hexNibble(bytes[i + 4]), let l = hexNibble(bytes[i + 5]), h < 8 {
+                out.append(h << 4 | l)
+                i += 6
+            } else if b == 0x5C, i + 1 < end {
+                out.append(bytes[i + 1])
+                i += 2
+            } else {
+                out.append(b)
+                i += 1
+            }
+        }
+        return out
     }
 
     /// The lower-case name of a header the walk reads nothing of (`skippedHeaders` but `Cookie`,
@@ -143,7 +189,7 @@ extension KnownValueMatcher {
     /// and four run lengths move at once, packed in one 64-bit word (`SpanLanes`): base64-alphabet
     /// run, hex run, name-like word, stretch of digits and phone separators. A byte's entry in
     /// `spanLaneKeep` keeps the lanes it continues (+1) and clears the others; one test per byte
-    /// tells whether a lane that just ended was long enough to look at (base64 ≥ 12, hex ≥ 8, word
+    /// tells whether a lane that just ended was long enough to look at (base64 ≥ 10, 12 with padding, hex ≥ 8, word
     /// ≥ the shortest name part, digits and separators ≥ 6 or 9), or whether the byte needs a
     /// check of its own (`\`, `%`, `.`, the second byte of compression magic). Only then does
     /// `laneEvent` run the checks of the separate scans this pass replaces, on the run that
@@ -211,7 +257,7 @@ extension KnownValueMatcher {
         let over = (ended &+ lanes.bias) & SpanLanes.high
         if over & 0x8000 != 0 {
             let s = i - lanes.take(ended, 0)
-            if base64Suspect(p, s, i), base64RunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
+            if base64Candidate(p, s, i), base64RunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000 != 0 {
             let s = i - lanes.take(ended, 1)
@@ -225,7 +271,7 @@ extension KnownValueMatcher {
         }
         if over & 0x8000_0000_0000_0000 != 0 {
             let s = i - lanes.take(ended, 3)
-            phoneStretchEnded(p, s, i, base: base, into: &out)
+            phoneStretchEnded(p, s, i, base: base, splitsAtSlash: lanes.context.splitsAtSlash, into: &out)
         }
         if keep & SpanLanes.check != 0 { checkByte(p, at: i, base: base, into: &out) }
     }
@@ -264,7 +310,12 @@ extension KnownValueMatcher {
     /// reading the whole part: a run holds only stretch bytes, and the reading at the stretch's
     /// first byte depends only on the byte before it (after a letter, digits are skipped whether
     /// the reading was skipping a letter-and-digit run or not; after anything else it is idle).
-    func phoneStretchEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, into out: inout [Range<Int>]) {
+    ///
+    /// In a request target (`splitsAtSlash`) the walk reads each path segment alone: a phone
+    /// number may end at a `/` that, read in the whole stretch, runs into the next segment. There
+    /// the pieces between slashes are read too.
+    func phoneStretchEnded(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, base: Int, splitsAtSlash: Bool = false,
+                           into out: inout [Range<Int>]) {
         // Its digit runs: fixed-point coordinates of 6 to 11 digits (read only at those lengths).
         guard let h = p.baseAddress, s >= 0, e <= p.count else { return }
         let loc = location
@@ -284,6 +335,18 @@ extension KnownValueMatcher {
         // A phone-like run has 8 digits and a separator.
         if !phoneDigits.isEmpty, digits >= 8, digits < e - s {
             phoneRuns(p, from: s, to: e) { start, last, _ in out.appendSpan((base + start)..<(base + last + 1)) }
+            if splitsAtSlash {
+                var a = s
+                while a < e {
+                    var b = a
+                    while b < e, h[b] != 0x2F { b += 1 }
+                    if b < e || a > s {
+                        let piece = UnsafeBufferPointer(rebasing: p[a..<b])
+                        phoneRuns(piece) { start, last, _ in out.appendSpan((base + a + start)..<(base + a + last + 1)) }
+                    }
+                    a = b + 1
+                }
+            }
         }
     }
 
@@ -313,6 +376,15 @@ extension KnownValueMatcher {
         return false
     }
 
+    /// The base64-alphabet run `p[s..<e]` is a candidate of the walk's (`nextBase64Candidate`):
+    /// 12 bytes or more with up to two `=` of padding after it, and, unless padded, `base64Suspect`.
+    func base64Candidate(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
+        var end = e
+        while end < p.count, end - e < 2, p[end] == 0x3D { end += 1 }
+        guard end - s >= 12 else { return false }
+        return end > e || base64Suspect(p, s, e)
+    }
+
     func base64Suspect(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
         base64Suspect(UnsafeBufferPointer(rebasing: p[s..<e]))
     }
@@ -324,18 +396,20 @@ extension KnownValueMatcher {
         return seen & Base64SuspectClass.nonHex != 0 && seen & Base64SuspectClass.upper != 0 && seen & (Base64SuspectClass.lower | Base64SuspectClass.digit) != 0
     }
 
-    /// Hex digits that decode to text: what `FieldWalker.tryHex` would decode and walk further.
+    /// Hex digits that may decode to text: what `FieldWalker.tryHex` would decode and walk further
+    /// (`ByteCodecs.looksLikeText`: at most one byte in ten a control byte; UTF-8 is not checked).
     func hexText(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
         guard (e - s) % 2 == 0 else { return false }
         var i = s
         var alnum = false
+        var control = 0
         while i < e {
             let b = hexNibble(p[i])! << 4 | hexNibble(p[i + 1])!
-            if b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D { return false }
+            if (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) || b == 0x7F { control += 1 }
             if isASCIIAlnum(b) { alnum = true }
             i += 2
         }
-        return alnum
+        return alnum && control * 10 <= (e - s) / 2
     }
 
     /// The decimal number around `dot` when it is within 0.05° of the profile's latitude (3 km are
@@ -419,7 +493,7 @@ struct SpanLanes {
         }
         let shortestPart = bits != 0 ? bits.trailingZeroBitCount : namePartLengths == 0 ? nil : 64
         let stretch: Int? = coordinates ? 6 : phones ? 9 : nil
-        return lane(12, 0) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
+        return lane(10, 0) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
     }
 
     /// A lane that has grown past 0x4000 is set back to 0x100 (still above every threshold),
@@ -524,6 +598,8 @@ let unreadHeaderNames: [[[UInt8]]] = {
 
 /// `Content-Encoding` in lower case: a body sent with one is walked whole, after decoding.
 let contentEncodingName = Array("content-encoding".utf8)
+/// `Content-Type` in lower case: a body typed as binary is walked whole.
+let contentTypeName = Array("content-type".utf8)
 
 /// `foldASCII` of every byte (never freed; written once, before first use, then only read).
 nonisolated(unsafe) let asciiFold: UnsafePointer<UInt8> = {
