@@ -214,6 +214,9 @@ struct PlantedRequestGenerator {
             case 2: headers.append((chance(50) ? "X-\(key)" : pick(["User-Agent", "Authorization", "X-Device", "Referer"]), Self.headerSafe(v)))
             case 3: cookies.append((key, Self.urlSafe(v, extraUnsafe: [UInt8(ascii: ";"), UInt8(ascii: ",")])))
             case 4: form.append((key, Self.urlSafe(v, extraUnsafe: [UInt8(ascii: "="), UInt8(ascii: "+")])))
+            case 5 where chance(15):
+                // The value as a JSON key.
+                json.append((Self.jsonEscaped(v, unicode: false, slash: false), "\(below(9))"))
             case 5:
                 var inner = "\"\(Self.jsonEscaped(v, unicode: chance(20), slash: chance(30)))\""
                 for _ in 0..<below(4) { inner = chance(50) ? "{\"\(pick(Self.neutralKeys))\":\(inner),\"k\":1}" : "[0,\(inner)]" }
@@ -298,7 +301,11 @@ struct PlantedRequestGenerator {
                 let boundary = "b0undary\(below(100))"
                 var text = ""
                 for (k, v) in multipart + fillerPairs(below(2)) {
-                    text += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(k)\"\r\n\r\n\(v)\r\n"
+                    // Some parts typed, some holding their value as a protobuf field.
+                    let type = pick(["", "", "Content-Type: text/plain\r\n", "Content-Type: application/octet-stream\r\n",
+                                     "Content-Type: application/json\r\n"])
+                    let value = type.contains("octet") && chance(50) ? "\u{0A}\(Character(Unicode.Scalar(UInt8(min(v.utf8.count, 127)))))\(v)" : v
+                    text += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(k)\"\r\n\(type)\r\n\(value)\r\n"
                 }
                 text += "--\(boundary)--\r\n"
                 body = Array(text.utf8)

@@ -77,6 +77,12 @@ import Testing
              TestSupport.request("POST", "https://t.example/pb", headers: [("Content-Type", "application/x-protobuf")],
                                  body: [0x0A, 0x48] + Array(hex(Array(idfa.utf8)).utf8) + [0x10, 0x01]),
              ("idfa", "body:pb.1")),
+            // The same in a multipart part typed as binary.
+            ("multipart part typed as binary",
+             TestSupport.request("POST", "https://t.example/up", headers: [("Content-Type", "multipart/form-data; boundary=XyZ")],
+                                 body: Array("--XyZ\r\nContent-Disposition: form-data; name=\"d\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8)
+                                     + [0x0A, 0x48] + Array(hex(Array(idfa.utf8)).utf8) + Array("\r\n--XyZ--\r\n".utf8)),
+             ("idfa", "multipart:d")),
             // A phone number that is a whole path segment ends at `/`, not in the next segment.
             ("phone number as a path segment",
              TestSupport.request("GET", "https://t.example/+49-151-23456789/v1/e"), ("phone", "url")),

@@ -59,7 +59,15 @@ extension KnownValueMatcher {
         for field in request.headers.fields {
             if let unread = unreadHeaderName(field.name) {
                 if unread.count == 16, unread == contentEncodingName { contentEncoding = true }
-                if unread.count == 12, unread == contentTypeName, ContentTypeWords(field.value.lowercased()).readsProtobufFirst { binaryType = true }
+                if unread.count == 12, unread == contentTypeName {
+                    // `ContentTypeWords.readsProtobufFirst`, on the bytes in any ASCII case (no lower-cased
+                    // copy); a multipart part may be typed as binary too.
+                    let value = field.valueBytes[...]
+                    if binaryTypeWords.isFound(in: value)
+                        || (multipartWord.isFound(in: value) && binaryTypeWords.isFound(in: request.body[...])) {
+                        binaryType = true
+                    }
+                }
                 r.headers.append([])
             } else {
                 r.headers.append(headerSpans.spans(of: field.valueBytes) { spans($0[...]) })
@@ -83,7 +91,7 @@ extension KnownValueMatcher {
                 || mayHoldKey(request.body.prefix(1 << 16), passwordKeys) || mayHoldKey(target[...], passwordKeys)
                 || request.headers.fields.contains { field in
                     unreadHeaderName(field.name) == nil
-                        && (mayHoldKey(Array(field.name.utf8)[...], passwordKeys) || mayHoldKey(field.valueBytes[...], passwordKeys))
+                        && (mayHoldKey(field.name, passwordKeys) || mayHoldKey(field.valueBytes[...], passwordKeys))
                 }
             if hasCredentials {
                 r.walkAll = true
@@ -95,6 +103,11 @@ extension KnownValueMatcher {
 
     /// One of `keys` is in `bytes` as written or after undoing up to three rounds of percent and
     /// JSON escapes (`pa%73sword`, `p\u0061ssword`, `pa%2573sword`): how the walk may read a key.
+    private func mayHoldKey(_ name: String, _ keys: FoldedKeySearch) -> Bool {
+        var name = name
+        return name.withUTF8 { keys.isFound(in: $0) } || (name.utf8.contains(0x25) && mayHoldKey(Array(name.utf8)[...], keys))
+    }
+
     private func mayHoldKey(_ bytes: ArraySlice<UInt8>, _ keys: FoldedKeySearch) -> Bool {
         if keys.isFound(in: bytes) { return true }
         var text = bytes
@@ -106,9 +119,24 @@ extension KnownValueMatcher {
         return false
     }
 
-    /// `bytes` with `%XX`, `\uXXXX` (ASCII) and `\x` escapes undone, nil when it holds none.
+    /// `bytes` with `%XX`, `\uXXXX` (ASCII) and `\x` escapes undone, nil when it holds none that
+    /// can make a letter of a key: a `%XX` of a letter (`XX` from 40 to 7F), of `%` or of `\`
+    /// (`%25`, `%5C`: escapes twice over), or any `\`. Keys are letters: undoing other escapes
+    /// only puts a byte that is no letter where the escape was, and a key found then was there
+    /// before.
     private func keyUnescaped(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
-        guard bytes.contains(where: { $0 == 0x25 || $0 == 0x5C }) else { return nil }
+        let mayMakeLetter = bytes.withUnsafeBufferPointer { p -> Bool in
+            var i = 0
+            while i < p.count {
+                let b = p[i]
+                if b == 0x5C { return true }
+                if b == 0x25, i + 2 < p.count, let h = hexNibble(p[i + 1]), hexNibble(p[i + 2]) != nil,
+                   (h >= 4 && h <= 7) || (h == 2 && p[i + 2] == 0x35) { return true }
+                i += 1
+            }
+            return false
+        }
+        guard mayMakeLetter else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var i = bytes.startIndex
@@ -600,6 +628,13 @@ let unreadHeaderNames: [[[UInt8]]] = {
 let contentEncodingName = Array("content-encoding".utf8)
 /// `Content-Type` in lower case: a body typed as binary is walked whole.
 let contentTypeName = Array("content-type".utf8)
+
+/// The words of `ContentTypeWords.readsProtobufFirst`: a multipart body that holds one may have
+/// a part typed as binary (walked whole).
+let binaryTypeWords = FoldedKeySearch(["grpc", "protobuf", "octet-stream", "x-thrift"])
+
+/// `ContentTypeWords.multipart`'s word.
+let multipartWord = FoldedKeySearch(["multipart/"])
 
 /// `foldASCII` of every byte (never freed; written once, before first use, then only read).
 nonisolated(unsafe) let asciiFold: UnsafePointer<UInt8> = {
