@@ -120,8 +120,9 @@ extension KnownValueMatcher {
     }
 
     /// `bytes` with `%XX`, `\uXXXX` (ASCII) and `\x` escapes undone, nil when it holds none that
-    /// can make a letter of a key: a `%XX` of a letter (`XX` from 40 to 7F), of `%` or of `\`
-    /// (`%25`, `%5C`: escapes twice over), or any `\`. Keys are letters: undoing other escapes
+    /// can make a letter of a key: a `%XX` or `\u00XX` of a letter (`XX` from 40 to 7F), of `%`
+    /// or of `\` (`%25`, `%5C`: escapes twice over), or `\` before anything but a JSON escape of
+    /// a control byte, `"` or `/`. Keys are letters: undoing other escapes
     /// only puts a byte that is no letter where the escape was, and a key found then was there
     /// before.
     private func keyUnescaped(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
@@ -129,7 +130,15 @@ extension KnownValueMatcher {
             var i = 0
             while i < p.count {
                 let b = p[i]
-                if b == 0x5C { return true }
+                if b == 0x5C, i + 1 < p.count {
+                    switch p[i + 1] {
+                    case 0x62, 0x66, 0x6E, 0x72, 0x74, 0x22, 0x2F: break // \b \f \n \r \t \" \/: no letter
+                    case 0x75: // \u00XX of a letter, of `%` or of `\`
+                        if i + 5 < p.count, p[i + 2] == 0x30, p[i + 3] == 0x30, let h = hexNibble(p[i + 4]), hexNibble(p[i + 5]) != nil,
+                           (h >= 4 && h <= 7) || (h == 2 && p[i + 5] == 0x35) { return true }
+                    default: return true
+                    }
+                }
                 if b == 0x25, i + 2 < p.count, let h = hexNibble(p[i + 1]), hexNibble(p[i + 2]) != nil,
                    (h >= 4 && h <= 7) || (h == 2 && p[i + 2] == 0x35) { return true }
                 i += 1
