@@ -228,7 +228,18 @@ struct PlantedRequestGenerator {
                 let b = Array(v.utf8)
                 protobuf.append([UInt8(0x0A | (below(4) << 3))] + varint(b.count) + b)
             case 10:
-                if let c = coordinate, chance(40) {
+                if let c = coordinate, chance(30) {
+                    // Latitude and longitude apart, in places of their own, some as fixed-point integers.
+                    for (k, v) in [(pick(["lat", "latitude", "y"]), c.latitude), (pick(["lon", "lng", "longitude", "x"]), c.longitude)] {
+                        let text = chance(25) ? String(Int(v * pick([1e5, 1e6, 1e7]))) : String(format: "%.\(1 + below(6))f", v)
+                        switch below(4) {
+                        case 0: query.append((k, text))
+                        case 1: headers.append(("X-\(k)", text))
+                        case 2: form.append((k, text))
+                        default: json.append((k, chance(50) ? text : "\"\(text)\""))
+                        }
+                    }
+                } else if let c = coordinate, chance(40) {
                     let lat = String(format: "%.\(2 + below(5))f", c.latitude), lon = String(format: "%.\(2 + below(5))f", c.longitude)
                     json.append(("lat", "\"\(Self.jsonEscaped(encodeOnce(lat).0, unicode: false, slash: false))\""))
                     json.append(("lon", "\"\(Self.jsonEscaped(encodeOnce(lon).0, unicode: false, slash: false))\""))

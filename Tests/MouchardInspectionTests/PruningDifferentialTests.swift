@@ -11,7 +11,7 @@ import Testing
 ///
 /// `MOUCHARD_FUZZ_ITERATIONS=N` runs N requests per seed instead of the small CI default.
 @Suite struct PruningDifferentialTests {
-    static let iterations = ByteMutator.iterations(default: 150, environment: ProcessInfo.processInfo.environment)
+    static let iterations = ByteMutator.iterations(default: 300, environment: ProcessInfo.processInfo.environment)
 
     /// The held-out profile and both dev-corpus profiles.
     static func profiles() throws -> [DeviceProfile] {
