@@ -24,6 +24,8 @@ public struct Inspector: Sendable {
     private let phoneTargetWords: [KnownValueMatcher.Target: TargetWords]
     /// `rules.passwordKeys`, read once for the span scan and the credential detector of cleartext requests.
     private let passwordKeySearch: FoldedKeySearch
+    /// Which header values may hold one of those keys, remembered across requests (see `HeaderValueCache`).
+    private let headerKeyAnswers = HeaderValueCache<Bool>()
 
     /// `profile` switches on known-value matching (exact device values in any encoding); without it
     /// the pattern rules (shapes, validators, key hints) are used.
@@ -108,7 +110,7 @@ public struct Inspector: Sendable {
         let target = Array(facts.pathAndQuery.utf8)
         var pruning: (interest: RequestInterest, matcher: KnownValueMatcher)?
         if rawPrefilter, let kv = knownValues {
-            let interest = kv.interest(request, target: target, pathAndQuery: facts.pathAndQuery, passwordKeys: passwordKeySearch,
+            let interest = kv.interest(request, target: target, pathAndQuery: facts.pathAndQuery, passwordKeys: passwordKeySearch, keyAnswers: headerKeyAnswers,
                                        cleartext: transport == .http || request.scheme == "http")
             if !interest.needsWalk { return [] }
             pruning = (interest, kv)

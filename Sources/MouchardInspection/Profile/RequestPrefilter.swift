@@ -49,9 +49,10 @@ extension KnownValueMatcher {
         interest(request, target: target, pathAndQuery: pathAndQuery, passwordKeys: FoldedKeySearch(passwordKeys), cleartext: cleartext)
     }
 
-    /// The spans of one request, with the password keys read once (`Inspector`).
+    /// The spans of one request, with the password keys read once (`Inspector`); `keyAnswers`
+    /// remembers which header values may hold one of them (cleartext requests).
     func interest(_ request: HTTPRequest, target: [UInt8], pathAndQuery: String, passwordKeys: FoldedKeySearch,
-                  cleartext: Bool) -> RequestInterest {
+                  keyAnswers: HeaderValueCache<Bool>? = nil, cleartext: Bool) -> RequestInterest {
         var r = RequestInterest()
         r.headers.reserveCapacity(request.headers.count)
         var contentEncoding = false
@@ -91,7 +92,9 @@ extension KnownValueMatcher {
                 || mayHoldKey(request.body.prefix(1 << 16), passwordKeys) || mayHoldKey(target[...], passwordKeys)
                 || request.headers.fields.contains { field in
                     unreadHeaderName(field.name) == nil
-                        && (mayHoldKey(field.name, passwordKeys) || mayHoldKey(field.valueBytes[...], passwordKeys))
+                        && (mayHoldKey(field.name, passwordKeys)
+                            || keyAnswers.map { $0.answer(for: field.valueBytes) { mayHoldKey($0[...], passwordKeys) } }
+                            ?? mayHoldKey(field.valueBytes[...], passwordKeys))
                 }
             if hasCredentials {
                 r.walkAll = true

@@ -1,0 +1,45 @@
+import Synchronization
+
+/// Answers already computed for header values, shared by all the requests one inspector sees: an
+/// app sends the same `User-Agent`, `Accept`... with every request, and scanning a User-Agent
+/// costs some 4,000 instructions where a look-up costs a few hundred. Used for a value's spans
+/// (`HeaderSpanCache`, per matcher) and for whether it may hold a password key (per inspector).
+/// An answer must depend only on the value's bytes and the cache's owner, so a cached answer is
+/// the computation's answer.
+///
+/// Direct-mapped and bounded: `slotCount` slots chosen by a hash of the value (a new value takes
+/// its slot over), values of up to `maxValueBytes`. Thread-safe: one `Mutex`, held for a slot's
+/// look-up or replacement, never while computing.
+final class HeaderValueCache<Answer: Sendable>: Sendable {
+    static var maxValueBytes: Int { 512 }
+    static var slotCount: Int { 256 }
+
+    private struct Entry {
+        let value: [UInt8]
+        let answer: Answer
+    }
+
+    private let slots = Mutex<[Entry?]>(Array(repeating: nil, count: HeaderValueCache.slotCount))
+
+    /// The answer for `value`: cached, or `compute(value)` (then cached).
+    func answer(for value: [UInt8], _ compute: ([UInt8]) -> Answer) -> Answer {
+        guard value.count <= Self.maxValueBytes else { return compute(value) }
+        let slot = Int(truncatingIfNeeded: fnv1a(value)) & (Self.slotCount - 1)
+        let known = slots.withLock { slots -> Answer? in
+            guard let entry = slots[slot], entry.value == value else { return nil }
+            return entry.answer
+        }
+        if let known { return known }
+        let found = compute(value)
+        slots.withLock { $0[slot] = Entry(value: value, answer: found) }
+        return found
+    }
+}
+
+/// The spans of header values already scanned, per matcher (see `HeaderValueCache`).
+typealias HeaderSpanCache = HeaderValueCache<[Range<Int>]>
+
+extension HeaderValueCache where Answer == [Range<Int>] {
+    /// The spans of `value`: cached, or `scan(value)` (then cached).
+    func spans(of value: [UInt8], _ scan: ([UInt8]) -> [Range<Int>]) -> [Range<Int>] { answer(for: value, scan) }
+}
