@@ -23,9 +23,9 @@ demo: build
 test: deps
 	$(SWIFT) test
 
-## fuzz: the hostile-input (mutation) tests with many more seeded mutations than CI runs
+## fuzz: the hostile-input (mutation) tests and the prefilter differential test, with many more seeded cases than CI runs
 fuzz: deps
-	MOUCHARD_FUZZ_ITERATIONS=$${MOUCHARD_FUZZ_ITERATIONS:-20000} $(SWIFT) test --filter 'MutationTests|HostileInputTests'
+	MOUCHARD_FUZZ_ITERATIONS=$${MOUCHARD_FUZZ_ITERATIONS:-20000} $(SWIFT) test --filter 'MutationTests|HostileInputTests|PruningDifferentialTests'
 
 ## report-screenshot: HTML report of the dev corpus (iOS device) and a PNG of it, in captures/
 report-screenshot: deps
