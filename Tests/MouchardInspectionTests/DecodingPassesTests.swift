@@ -120,4 +120,14 @@ struct DecodingPassesTests {
             #expect(ByteCodecs.looksLikeText(bytes) == reference(bytes), "\(bytes)")
         }
     }
+
+    /// The word lists the span scan searches raw bytes with are the words `ContentTypeWords` reads.
+    @Test func contentTypeWordListsAreTheWordsRead() {
+        for word in ContentTypeWords.protobufFirstWords {
+            #expect(ContentTypeWords("application/" + word + "; v=1").readsProtobufFirst, "\(word)")
+        }
+        #expect(!ContentTypeWords("application/json").readsProtobufFirst)
+        #expect(ContentTypeWords(ContentTypeWords.multipartWord + "form-data; boundary=b").multipart)
+        #expect(!ContentTypeWords("text/plain").multipart)
+    }
 }

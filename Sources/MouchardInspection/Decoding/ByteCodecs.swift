@@ -209,3 +209,34 @@ enum ByteCodecs {
         return true
     }
 }
+
+/// What the base64 tests of the walk (`FieldWalker.nextBase64Candidate`) and of the span scan
+/// (`KnownValueMatcher.base64Suspect`) note of a byte: bits of `base64RunClasses`.
+enum Base64RunClass {
+    /// In the base64 or base64url alphabet (padding excluded): `ByteCodecs.isBase64Byte`.
+    static let alphabet: UInt8 = 1
+    static let upper: UInt8 = 2
+    static let lower: UInt8 = 4
+    static let digit: UInt8 = 8
+    /// In the alphabet but not a hex digit nor `-` (`G-Z`, `g-z`, `+`, `/`, `_`).
+    static let nonHex: UInt8 = 16
+}
+
+/// `Base64RunClass` bits of every byte (a pointer: no retain or bounds check in the scans; never
+/// freed, written once before first use, then only read).
+nonisolated(unsafe) let base64RunClasses: UnsafePointer<UInt8> = {
+    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    for v in 0..<256 {
+        let b = UInt8(v)
+        var c: UInt8 = 0
+        if ByteCodecs.isBase64Byte(b) {
+            c |= Base64RunClass.alphabet
+            if hexNibble(b) == nil && b != 0x2D { c |= Base64RunClass.nonHex }
+        }
+        if b >= 0x41 && b <= 0x5A { c |= Base64RunClass.upper }
+        if b >= 0x61 && b <= 0x7A { c |= Base64RunClass.lower }
+        if b >= 0x30 && b <= 0x39 { c |= Base64RunClass.digit }
+        table[v] = c
+    }
+    return UnsafePointer(table)
+}()

@@ -34,6 +34,11 @@ struct ContentTypeWords {
     /// A document of this type is read as protobuf first, whatever its bytes look like (`walkDocument`).
     var readsProtobufFirst: Bool { grpc || protobuf || octetStream || thrift }
 
+    /// The words behind `readsProtobufFirst`, for searches over raw bytes (the span scan).
+    static let protobufFirstWords = ["grpc", "protobuf", "octet-stream", "x-thrift"]
+    /// The word behind `multipart`.
+    static let multipartWord = "multipart/"
+
     /// `word` sits in `hay` at `i`.
     private static func has(_ word: StaticString, in hay: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
         let count = word.utf8CodeUnitCount

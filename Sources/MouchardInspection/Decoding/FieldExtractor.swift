@@ -647,34 +647,33 @@ struct FieldWalker {
     func nextBase64Candidate(_ bytes: ArraySlice<UInt8>, from i: inout Int) -> ArraySlice<UInt8>? {
         let minimum = config.minBase64Length
         let base = bytes.startIndex
+        let table = base64RunClasses
         let found: Range<Int>? = bytes.withUnsafeBufferPointer { p in
-            base64RunClasses.withUnsafeBufferPointer { table in
-                var k = i - base
-                let n = p.count
+            var k = i - base
+            let n = p.count
+            while k < n {
+                guard table[Int(p[k])] & Base64RunClass.alphabet != 0 else { k += 1; continue }
+                let start = k
+                var seen: UInt8 = 0
                 while k < n {
-                    guard table[Int(p[k])] & Base64RunClass.alphabet != 0 else { k += 1; continue }
-                    let start = k
-                    var seen: UInt8 = 0
-                    while k < n {
-                        let c = table[Int(p[k])]
-                        if c & Base64RunClass.alphabet == 0 { break }
-                        seen |= c
-                        k += 1
-                    }
-                    let runEnd = k
-                    while k < n, p[k] == 0x3D, k - runEnd < 2 { k += 1 }
-                    // Same tests as `looksLikeBase64Run` and the plain-hex exclusion, in the one pass.
-                    let padded = k > runEnd
-                    let upper = seen & Base64RunClass.upper != 0, lower = seen & Base64RunClass.lower != 0
-                    let digit = seen & Base64RunClass.digit != 0, nonHex = seen & Base64RunClass.nonHex != 0
-                    if k - start >= minimum, nonHex || padded, padded || (upper && lower) || (upper && digit) {
-                        i = base + k
-                        return (base + start)..<(base + k)
-                    }
+                    let c = table[Int(p[k])]
+                    if c & Base64RunClass.alphabet == 0 { break }
+                    seen |= c
+                    k += 1
                 }
-                i = base + n
-                return nil
+                let runEnd = k
+                while k < n, p[k] == 0x3D, k - runEnd < 2 { k += 1 }
+                // Same tests as `looksLikeBase64Run` and the plain-hex exclusion, in the one pass.
+                let padded = k > runEnd
+                let upper = seen & Base64RunClass.upper != 0, lower = seen & Base64RunClass.lower != 0
+                let digit = seen & Base64RunClass.digit != 0, nonHex = seen & Base64RunClass.nonHex != 0
+                if k - start >= minimum, nonHex || padded, padded || (upper && lower) || (upper && digit) {
+                    i = base + k
+                    return (base + start)..<(base + k)
+                }
             }
+            i = base + n
+            return nil
         }
         return found.map { bytes[$0] }
     }
@@ -744,36 +743,6 @@ func forEachPart(of bytes: ArraySlice<UInt8>, separatedBy separator: UInt8, _ bo
         if end > start, !body(bytes[start..<end]) { return }
         start = end + 1
     }
-}
-
-/// What `nextBase64Candidate` needs to know of a byte (bits of `base64RunClasses`).
-enum Base64RunClass {
-    /// In the base64 or base64url alphabet (padding excluded).
-    static let alphabet: UInt8 = 1
-    static let upper: UInt8 = 2
-    static let lower: UInt8 = 4
-    static let digit: UInt8 = 8
-    /// Not a hex digit (`G-Z`, `g-z`, `+`, `/`, `_`).
-    static let nonHex: UInt8 = 16
-}
-
-/// `Base64RunClass` bits of every byte.
-let base64RunClasses: [UInt8] = (0..<256).map { i in
-    let b = UInt8(i)
-    var c: UInt8 = 0
-    if isBase64Alphabet(b) { c |= Base64RunClass.alphabet }
-    if b >= 0x41 && b <= 0x5A { c |= Base64RunClass.upper | (b > 0x46 ? Base64RunClass.nonHex : 0) }
-    if b >= 0x61 && b <= 0x7A { c |= Base64RunClass.lower | (b > 0x66 ? Base64RunClass.nonHex : 0) }
-    if b >= 0x30 && b <= 0x39 { c |= Base64RunClass.digit }
-    if b == 0x2B || b == 0x2F || b == 0x5F { c |= Base64RunClass.nonHex }
-    return c
-}
-
-/// A byte of the base64 or base64url alphabet (padding excluded).
-@inline(__always)
-func isBase64Alphabet(_ b: UInt8) -> Bool {
-    let lower = b | 0x20
-    return (lower >= 0x61 && lower <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2B || b == 0x2F || b == 0x2D || b == 0x5F
 }
 
 /// Removes ASCII whitespace around a byte slice.

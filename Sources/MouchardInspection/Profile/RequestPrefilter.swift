@@ -430,10 +430,11 @@ extension KnownValueMatcher {
     }
 
     func base64Suspect<C: Collection>(_ run: C) -> Bool where C.Element == UInt8 {
-        // Same test as the walk's: not plain hex, and mixing cases or letters and digits.
+        // Same test as the walk's (`nextBase64Candidate`, same table): not plain hex, and mixing
+        // cases or letters and digits. `run` is a run of the alphabet.
         var seen: UInt8 = 0
-        for b in run { seen |= base64SuspectClass[Int(b)] }
-        return seen & Base64SuspectClass.nonHex != 0 && seen & Base64SuspectClass.upper != 0 && seen & (Base64SuspectClass.lower | Base64SuspectClass.digit) != 0
+        for b in run { seen |= base64RunClasses[Int(b)] }
+        return seen & Base64RunClass.nonHex != 0 && seen & Base64RunClass.upper != 0 && seen & (Base64RunClass.lower | Base64RunClass.digit) != 0
     }
 
     /// Hex digits that may decode to text: what `FieldWalker.tryHex` would decode and walk further
@@ -605,28 +606,6 @@ nonisolated(unsafe) let spanLaneKeep: UnsafePointer<UInt64> = {
     return UnsafePointer(table)
 }()
 
-/// What `KnownValueMatcher.base64Suspect` notes of each byte (bit flags).
-enum Base64SuspectClass {
-    static let upper: UInt8 = 1
-    static let lower: UInt8 = 2
-    static let digit: UInt8 = 4
-    /// Neither a hex digit nor `-`.
-    static let nonHex: UInt8 = 8
-}
-
-/// `Base64SuspectClass` of every byte (never freed; written once, before first use, then only read).
-nonisolated(unsafe) let base64SuspectClass: UnsafePointer<UInt8> = {
-    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
-    for v in 0..<256 {
-        let b = UInt8(v)
-        var c: UInt8 = 0
-        if b >= 0x41 && b <= 0x5A { c |= Base64SuspectClass.upper } else if b >= 0x61 && b <= 0x7A { c |= Base64SuspectClass.lower } else if b >= 0x30 && b <= 0x39 { c |= Base64SuspectClass.digit }
-        if hexNibble(b) == nil && b != 0x2D { c |= Base64SuspectClass.nonHex }
-        table[v] = c
-    }
-    return UnsafePointer(table)
-}()
-
 /// The names (lower case) of the headers whose values the walk never reads (`FieldWalker.walkHeaders`),
 /// by length.
 let unreadHeaderNames: [[[UInt8]]] = {
@@ -643,10 +622,10 @@ let contentTypeName = Array("content-type".utf8)
 
 /// The words of `ContentTypeWords.readsProtobufFirst`: a multipart body that holds one may have
 /// a part typed as binary (walked whole).
-let binaryTypeWords = FoldedKeySearch(["grpc", "protobuf", "octet-stream", "x-thrift"])
+let binaryTypeWords = FoldedKeySearch(ContentTypeWords.protobufFirstWords)
 
 /// `ContentTypeWords.multipart`'s word.
-let multipartWord = FoldedKeySearch(["multipart/"])
+let multipartWord = FoldedKeySearch([ContentTypeWords.multipartWord])
 
 /// `foldASCII` of every byte (never freed; written once, before first use, then only read).
 nonisolated(unsafe) let asciiFold: UnsafePointer<UInt8> = {
