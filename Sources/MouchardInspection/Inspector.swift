@@ -88,17 +88,12 @@ public struct Inspector: Sendable {
         // The part of every sentence that is the same for the whole flow.
         let sentTo = FindingSentence.sentTo(host: host, company: info.company)
         let transport = flow.transport.rawValue
-        return detections.map { d in
-            let place = d.whereOverride
-            let where_ = place?.location ?? d.origin.location
-            let inner = place != nil ? place?.inner : d.origin.inner
-            let encoding = d.encoding
-            return Finding(category: d.category, type: d.type, request: req, destination: destination,
-                           where: where_, encoding: encoding, evidence: d.knownMaskedEvidence ?? maskEvidence(d.evidence), rule: d.rule,
-                           transport: transport, flow: flow.id, confidence: d.confidence, severity: d.severity,
-                           description: FindingSentence.make(what: d.what, sentTo: sentTo, where: where_, inner: inner, encoding: encoding),
-                           time: time, inner: inner)
+        var out: [Finding] = []
+        out.reserveCapacity(detections.count)
+        for d in detections {
+            out.append(d.finding(request: req, destination: destination, sentTo: sentTo, transport: transport, flow: flow.id, time: time))
         }
+        return out
     }
 
     /// What the detectors saw in one request (before destination and request are attached).
@@ -197,8 +192,6 @@ public struct Detection: Sendable, Hashable {
         get { box.evidence }
         set { let box = unique(); box.evidence = newValue; box.maskedEvidence = nil }
     }
-    /// `maskEvidence(evidence)` when the detector already had it (a variant's own text), else nil.
-    var knownMaskedEvidence: String? { box.maskedEvidence }
     public var rule: String { get { box.rule } set { unique().rule = newValue } }
     public var confidence: Double { get { box.confidence } set { unique().confidence = newValue } }
     public var severity: String { get { box.severity } set { unique().severity = newValue } }
@@ -293,6 +286,27 @@ public struct Detection: Sendable, Hashable {
         hasher.combine(what)
         hasher.combine(whereOverride)
         hasher.combine(coordinate)
+    }
+
+    /// The finding this detection becomes in a flow (`Inspector.findings`): the box's fields read
+    /// in place, without copying the origin or the place out of it first.
+    func finding(request: FindingRequest, destination: FindingDestination, sentTo: FindingSentence.SentTo,
+                 transport: String, flow: Int?, time: String?) -> Finding {
+        let b = box
+        let where_: String
+        let inner: String?
+        if let place = b.whereOverride {
+            where_ = place.location
+            inner = place.inner
+        } else {
+            where_ = b.origin.location
+            inner = b.origin.inner
+        }
+        return Finding(category: b.category, type: b.type, request: request, destination: destination,
+                       where: where_, encoding: b.encoding, evidence: b.maskedEvidence ?? maskEvidence(b.evidence), rule: b.rule,
+                       transport: transport, flow: flow, confidence: b.confidence, severity: b.severity,
+                       description: FindingSentence.make(what: b.what, sentTo: sentTo, where: where_, inner: inner, encoding: b.encoding),
+                       time: time, inner: inner)
     }
 
     var whereKey: String {

@@ -89,9 +89,13 @@ struct RequestFacts {
 }
 
 private func asciiCaseInsensitiveEqualsHost(_ name: String) -> Bool {
+    // Native strings are read in place (one call per header of every request with findings).
+    if let equal = name.utf8.withContiguousStorageIfAvailable({ b in
+        b.count == 4 && b[0] | 0x20 == 0x68 && b[1] | 0x20 == 0x6F && b[2] | 0x20 == 0x73 && b[3] | 0x20 == 0x74
+    }) { return equal }
     var it = name.utf8.makeIterator()
     for expected in "host".utf8 {
         guard let b = it.next(), foldASCII(b) == expected else { return false }
     }
-    return true
+    return it.next() == nil
 }
