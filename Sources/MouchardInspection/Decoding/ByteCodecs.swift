@@ -205,7 +205,7 @@ enum ByteCodecs {
             }
         }
         if bad * 10 > bytes.count { return false }
-        if !ascii, String(validating: bytes, as: UTF8.self) == nil { return false }
+        if !ascii, !UTF8Validation.isValid(bytes) { return false }
         return true
     }
 }

@@ -89,7 +89,7 @@ extension KnownValueMatcher {
             if b >= 0x80 { ascii = false } else if b != 0x09, b != 0x0A, b != 0x0D { bad += 1 }
         }
         if p.isEmpty || bad * 10 > p.count { return false }
-        return ascii || String(validating: p, as: UTF8.self) != nil
+        return ascii || UTF8Validation.isValid(p)
     }
 
     /// The hex run `p[s..<e]` (maximal) could give the walk something. `tryHex` decodes only a

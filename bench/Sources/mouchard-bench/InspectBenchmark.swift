@@ -5,7 +5,9 @@ import MouchardInspection
 /// `mouchard-bench inspect [--pattern] [--mb N] [--runs N] HAR:PROFILE...`: inspector throughput on
 /// the given captures replicated to about N MB of request data (request line, headers and body as
 /// sent), one core, with each capture's full device profile (all variants) or with the pattern rules.
-/// Prints MB/s and requests/s, median of the runs. `--no-prefilter` walks every request.
+/// Prints MB/s and requests/s, median of the runs. `--no-prefilter` walks every request;
+/// `--only TEXT` keeps the requests whose URL holds TEXT; `--costliest N` lists the N requests that
+/// take the most time instead.
 var inspectBenchmark: Benchmark {
     Benchmark(name: "inspect", summary: "Inspector throughput (MB/s, requests/s) on replicated captures", run: runInspectBenchmark)
 }
@@ -22,6 +24,9 @@ private func runInspectBenchmark(_ args: [String]) throws {
     var targetMB = 64.0
     var runs = 5
     var rulesDir = "Rules"
+    var costliest = 0
+    /// Only the requests whose URL holds this text (to profile one kind of request).
+    var only: String?
     var inputs: [(String, String?)] = []
     var i = 0
     while i < args.count {
@@ -31,6 +36,8 @@ private func runInspectBenchmark(_ args: [String]) throws {
         case "--mb": i += 1; targetMB = Double(args[i]) ?? targetMB
         case "--runs": i += 1; runs = max(1, Int(args[i]) ?? runs)
         case "--rules": i += 1; rulesDir = args[i]
+        case "--only": i += 1; only = args[i]
+        case "--costliest": i += 1; costliest = max(1, Int(args[i]) ?? 20)
         default:
             let parts = args[i].split(separator: ":", maxSplits: 1).map(String.init)
             inputs.append((parts[0], parts.count > 1 ? parts[1] : nil))
@@ -48,7 +55,10 @@ private func runInspectBenchmark(_ args: [String]) throws {
     var bytesPerPass = 0
     var requestsPerPass = 0
     for (har, profilePath) in inputs {
-        let flows = try HARReader.read(Data(contentsOf: URL(fileURLWithPath: har))).filter { $0.request != nil }
+        let flows = try HARReader.read(Data(contentsOf: URL(fileURLWithPath: har))).filter { flow in
+            guard let r = flow.request else { return false }
+            return only.map { r.url.contains($0) } ?? true
+        }
         var profile: DeviceProfile?
         if !pattern, let profilePath {
             profile = try DeviceProfile.load([UInt8](try Data(contentsOf: URL(fileURLWithPath: profilePath))), file: profilePath)
@@ -66,6 +76,10 @@ private func runInspectBenchmark(_ args: [String]) throws {
     let copies = max(1, Int((targetMB * 1_000_000 / Double(bytesPerPass)).rounded(.up)))
     print("inspect: \(requestsPerPass) requests, \(bytesPerPass) bytes per pass; \(copies) copies = "
           + String(format: "%.1f MB", Double(bytesPerPass * copies) / 1e6) + " per run, mode \(pattern ? "pattern" : "profile")")
+    if costliest > 0 {
+        printCostliest(work, count: costliest)
+        return
+    }
     var rates: [(Double, Double)] = []
     var findings = 0
     for run in 1...runs {
@@ -94,6 +108,30 @@ private func runInspectBenchmark(_ args: [String]) throws {
     let mb = rates.map(\.0).sorted()[rates.count / 2]
     let rq = rates.map(\.1).sorted()[rates.count / 2]
     print(String(format: "inspect: median %.1f MB/s, %.0f requests/s (per CPU second, one core)", mb, rq))
+}
+
+/// `--costliest N`: each request inspected alone 200 times; the N that take the most CPU time per
+/// pass, with their share of the pass, size and findings: where a speed-up would pay.
+private func printCostliest(_ work: [(Inspector, [Flow])], count: Int) {
+    var costs: [(seconds: Double, bytes: Int, findings: Int, label: String)] = []
+    var total = 0.0
+    for (inspector, flows) in work {
+        for flow in flows {
+            let repeats = 200
+            let start = threadCPUSeconds()
+            var found = 0
+            for _ in 0..<repeats { found = inspector.inspect(flow).count }
+            let seconds = (threadCPUSeconds() - start) / Double(repeats)
+            total += seconds
+            let r = flow.request!
+            let type = r.headers["Content-Type"] ?? "-"
+            costs.append((seconds, requestBytes(r), found, "\(r.method) \(r.host)\(r.pathAndQuery.prefix(60)) [\(type.prefix(40))]"))
+        }
+    }
+    print(String(format: "inspect: %.1f µs per pass of %d requests", total * 1e6, costs.count))
+    for c in costs.sorted(by: { $0.seconds > $1.seconds }).prefix(count) {
+        print(String(format: "%7.2f µs %5.1f%% %6d B %2d findings  ", c.seconds * 1e6, 100 * c.seconds / total, c.bytes, c.findings) + c.label)
+    }
 }
 
 private func threadCPUSeconds() -> Double {
