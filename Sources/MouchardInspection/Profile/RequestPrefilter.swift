@@ -57,10 +57,14 @@ extension KnownValueMatcher {
         r.headers.reserveCapacity(request.headers.count)
         var contentEncoding = false
         var binaryType = false
+        // Cleartext only: some key name or value may hold a credential (see below).
+        var hasCredentials = false
         for field in request.headers.fields {
-            if let unread = unreadHeaderName(field.name) {
-                if unread.count == 16, unread == contentEncodingName { contentEncoding = true }
-                if unread.count == 12, unread == contentTypeName {
+            var name = field.name
+            let kind = name.withUTF8 { ScannedHeaderName($0) }
+            if kind.isUnread {
+                if kind == .contentEncoding { contentEncoding = true }
+                if kind == .contentType {
                     // `ContentTypeWords.readsProtobufFirst`, on the bytes in any ASCII case (no lower-cased
                     // copy); a multipart part may be typed as binary too.
                     let value = field.valueBytes[...]
@@ -70,8 +74,15 @@ extension KnownValueMatcher {
                     }
                 }
                 r.headers.append([])
-            } else {
-                r.headers.append(headerSpans.spans(of: field.valueBytes) { spans($0[...]) })
+                continue
+            }
+            r.headers.append(headerSpans.spans(of: field.valueBytes) { spans($0[...]) })
+            // Keys are header names, cookie names, form, query and JSON keys, some of them
+            // percent-encoded or JSON-escaped, and keys of forms and documents inside header values.
+            if cleartext, !hasCredentials {
+                hasCredentials = kind == .authorization || mayHoldKey(field.name, passwordKeys)
+                    || keyAnswers.map { $0.answer(for: field.valueBytes) { mayHoldKey($0[...], passwordKeys) } }
+                    ?? mayHoldKey(field.valueBytes[...], passwordKeys)
             }
         }
         if !request.body.isEmpty {
@@ -85,21 +96,9 @@ extension KnownValueMatcher {
             }
         }
         r.target = spans(target[...], context: .target)
-        if cleartext {
-            // Keys are header names, cookie names, form, query and JSON keys, some of them
-            // percent-encoded or JSON-escaped, and keys of forms and documents inside header values.
-            let hasCredentials = request.headers["Authorization"] != nil
-                || mayHoldKey(request.body.prefix(1 << 16), passwordKeys) || mayHoldKey(target[...], passwordKeys)
-                || request.headers.fields.contains { field in
-                    unreadHeaderName(field.name) == nil
-                        && (mayHoldKey(field.name, passwordKeys)
-                            || keyAnswers.map { $0.answer(for: field.valueBytes) { mayHoldKey($0[...], passwordKeys) } }
-                            ?? mayHoldKey(field.valueBytes[...], passwordKeys))
-                }
-            if hasCredentials {
-                r.walkAll = true
-                r.prunes = false
-            }
+        if cleartext, hasCredentials || mayHoldKey(request.body.prefix(1 << 16), passwordKeys) || mayHoldKey(target[...], passwordKeys) {
+            r.walkAll = true
+            r.prunes = false
         }
         return r
     }
@@ -171,25 +170,6 @@ extension KnownValueMatcher {
             }
         }
         return out
-    }
-
-    /// The lower-case name of a header the walk reads nothing of (`skippedHeaders` but `Cookie`,
-    /// walked pair by pair) when `name` is one in any ASCII case: its value needs no spans.
-    private func unreadHeaderName(_ name: String) -> [UInt8]? {
-        var name = name
-        return name.withUTF8 { b in
-            let byLength = unreadHeaderNames
-            guard b.count < byLength.count else { return nil }
-            for candidate in byLength[b.count] {
-                var same = true
-                for k in 0..<b.count where foldASCII(b[k]) != candidate[k] {
-                    same = false
-                    break
-                }
-                if same { return candidate }
-            }
-            return nil
-        }
     }
 
     /// `ByteCodecs.looksLikeText`, answered 8 bytes at a time when every byte is printable ASCII,
@@ -605,20 +585,6 @@ nonisolated(unsafe) let spanLaneKeep: UnsafePointer<UInt64> = {
     }
     return UnsafePointer(table)
 }()
-
-/// The names (lower case) of the headers whose values the walk never reads (`FieldWalker.walkHeaders`),
-/// by length.
-let unreadHeaderNames: [[[UInt8]]] = {
-    let names = skippedHeaders.filter { $0 != "cookie" }.sorted().map { Array($0.utf8) }
-    var byLength = [[[UInt8]]](repeating: [], count: (names.map(\.count).max() ?? 0) + 1)
-    for name in names { byLength[name.count].append(name) }
-    return byLength
-}()
-
-/// `Content-Encoding` in lower case: a body sent with one is walked whole, after decoding.
-let contentEncodingName = Array("content-encoding".utf8)
-/// `Content-Type` in lower case: a body typed as binary is walked whole.
-let contentTypeName = Array("content-type".utf8)
 
 /// The words of `ContentTypeWords.readsProtobufFirst`: a multipart body that holds one may have
 /// a part typed as binary (walked whole).
