@@ -290,7 +290,7 @@ extension KnownValueMatcher {
     }
 
     /// The runs of `ended` stop before `i` (and byte `i`, when `check` says so, has a check of its own).
-    @inline(never)
+    @inline(__always)
     private func laneEvent(ended: UInt64, check: Bool, at i: Int, _ lanes: inout SpanLanes, into out: inout [Range<Int>]) {
         let p = lanes.p, base = lanes.base
         // The lanes whose run reached its threshold (a lane with an `extra` always has).
