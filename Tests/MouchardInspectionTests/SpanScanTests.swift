@@ -113,8 +113,12 @@ import MouchardFlow
         for round in 0..<3000 {
             let keys = round % 3 == 0 ? ["password", "passwd", "pwd", "pass", "passcode", "passphrase", "pin", "secret"]
                 : round % 3 == 1 ? ["x", "se"] : ["é", "Pw", "ss"]
-            let n = Int(rng.next() % 40)
-            let bytes = (0..<n).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
+            // Long enough for the 8-byte skips, and sometimes text where a needle's first byte is rare.
+            let n = Int(rng.next() % 80)
+            let sparse = round % 2 == 0
+            let bytes = (0..<n).map { _ in
+                sparse && rng.next() % 4 != 0 ? UInt8(0x30 + rng.next() % 10) : alphabet[Int(rng.next() % UInt64(alphabet.count))]
+            }
             let plain = keys.contains { key in
                 let k = Array(key.utf8)
                 return bytes.count >= k.count && (0...(bytes.count - k.count)).contains { i in (0..<k.count).allSatisfy { foldASCII(bytes[i + $0]) == k[$0] } }

@@ -11,36 +11,43 @@ func containsAnyFolded(_ h: UnsafeBufferPointer<UInt8>, _ needles: [String]) -> 
 }
 
 /// Needles for `containsAnyFolded`, read once: which bytes can start one and come second (bit
-/// sets) and an 8-bytes-at-a-time skip over text where none can start. Nothing is allocated:
-/// made per call for a field's key, once per inspector for bodies and targets.
+/// sets), an 8-bytes-at-a-time skip over text where none can start, or where none of the bytes
+/// that can start one is followed by one that can come second, and the needles' bytes in one
+/// buffer. Nothing is allocated per search: made per call for a field's key, once per inspector
+/// for bodies and targets.
 struct FoldedKeySearch: Sendable {
-    private let needles: [String]
-    /// Bit b of the first 4 words: byte b can start a needle (a folded haystack byte is never an
-    /// upper-case letter); of the last 4: folded byte b can come second (all bits when a needle
-    /// has one byte).
-    private var masks: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    /// Each needle's bytes after its length (two bytes, little-endian), one after the other.
+    private let packed: [UInt8]
+    /// Bytes that can start a needle (a folded haystack byte is never an upper-case letter).
+    private var firsts = ByteSet()
+    /// Folded bytes that can come second (all of them when a needle has one byte).
+    private var seconds = ByteSet()
+    /// First bytes, then second bytes (`| 0x20`), 8 at a time.
     private var skip = ChunkSkip()
+    private var secondSkip = ChunkSkip()
     /// Some needle is empty: every haystack holds it.
     private var always = false
 
     init(_ needles: [String]) {
-        self.needles = needles
-        withUnsafeMutableBytes(of: &masks) { raw in
-            let m = raw.bindMemory(to: UInt64.self)
-            for needle in needles {
-                var bytes = needle.utf8.makeIterator()
-                guard let f = bytes.next() else { always = true; continue }
-                if f >= 0x41 && f <= 0x5A { continue }
-                m[Int(f >> 6)] |= 1 << UInt64(f & 63)
-                if f >= 0x61 && f <= 0x7A { m[Int((f - 0x20) >> 6)] |= 1 << UInt64((f - 0x20) & 63) }
-                if let second = bytes.next() {
-                    m[4 + Int(second >> 6)] |= 1 << UInt64(second & 63)
-                } else {
-                    for k in 4..<8 { m[k] = ~0 }
-                }
-                skip.add(f)
+        var packed: [UInt8] = []
+        for needle in needles {
+            let bytes = Array(needle.utf8)
+            guard let f = bytes.first else { always = true; continue }
+            // A needle longer than 65,535 bytes or starting with an upper-case letter is never found.
+            if f >= 0x41 && f <= 0x5A || bytes.count > 0xFFFF { continue }
+            packed += [UInt8(bytes.count & 0xFF), UInt8(bytes.count >> 8)] + bytes
+            firsts.insert(f)
+            if f >= 0x61 && f <= 0x7A { firsts.insert(f - 0x20) }
+            skip.add(f)
+            if bytes.count > 1 {
+                seconds.insert(bytes[1])
+                secondSkip.add(bytes[1])
+            } else {
+                seconds = ByteSet(all: true)
+                secondSkip.disable()
             }
         }
+        self.packed = packed
     }
 
     func isFound(in haystack: ArraySlice<UInt8>) -> Bool {
@@ -49,44 +56,81 @@ struct FoldedKeySearch: Sendable {
 
     func isFound(in h: UnsafeBufferPointer<UInt8>) -> Bool {
         if always { return true }
-        guard let hp = h.baseAddress else { return false }
-        let skip = skip
-        return withUnsafeBytes(of: masks) { raw in
-            let m = raw.bindMemory(to: UInt64.self)
-            let n = h.count
-            var i = 0
-            while i < n {
-                // 8 bytes at a time while none of them can start a needle.
-                if skip.usable, i + 8 <= n, !skip.mayStart(UnsafeRawPointer(hp + i).loadUnaligned(as: UInt64.self)) { i += 8; continue }
-                let b = hp[i]
-                if (m[Int(b >> 6)] >> UInt64(b & 63)) & 1 != 0 {
-                    let c = i + 1 < n ? foldASCII(hp[i + 1]) : 0
-                    if (i + 1 == n || (m[4 + Int(c >> 6)] >> UInt64(c & 63)) & 1 != 0), matchesAny(h, at: i) { return true }
+        guard let hp = h.baseAddress, !packed.isEmpty else { return false }
+        let n = h.count
+        let skip = skip, secondSkip = secondSkip
+        var i = 0
+        while i < n {
+            // 8 bytes at a time while none of them can start a needle, or none that can is
+            // followed by a byte that can come second (the 8 bytes after, read one byte on).
+            if skip.usable, i + 8 <= n {
+                let x = UnsafeRawPointer(hp + i).loadUnaligned(as: UInt64.self)
+                let starts = skip.mayStartBits(x)
+                if starts == 0 { i += 8; continue }
+                if secondSkip.usable, i + 9 <= n,
+                   starts & secondSkip.mayStartBits(UnsafeRawPointer(hp + i + 1).loadUnaligned(as: UInt64.self)) == 0 {
+                    i += 8
+                    continue
                 }
-                i += 1
             }
-            return false
+            if firsts.contains(hp[i]), i + 1 == n || seconds.contains(foldASCII(hp[i + 1])), matchesAny(h, at: i) { return true }
+            i += 1
         }
+        return false
     }
 
     /// One of the needles starts at `h[i]`, ignoring ASCII case.
     private func matchesAny(_ h: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
-        for needle in needles where needle.utf8.count <= h.count - i {
-            var k = i
-            var same = true
-            for c in needle.utf8 {
-                if foldASCII(h[k]) != c { same = false; break }
-                k += 1
+        packed.withUnsafeBufferPointer { needles in
+            var k = 0
+            while k + 2 <= needles.count {
+                let length = Int(needles[k]) | Int(needles[k + 1]) << 8
+                let start = k + 2
+                k = start + length
+                guard length <= h.count - i else { continue }
+                var j = 0
+                while j < length, foldASCII(h[i + j]) == needles[start + j] { j += 1 }
+                if j == length { return true }
             }
-            if same { return true }
+            return false
         }
-        return false
     }
 }
 
-/// The bytes that can start a needle (their ASCII letters in either case), tested 8 at a time:
-/// `mayStart` is false only when no byte of the word can. Up to 4 distinct first bytes; past
-/// that it is not `usable`.
+/// A set of bytes, 256 bits.
+private struct ByteSet: Sendable {
+    var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    init(all: Bool = false) {
+        if all { words = (~0, ~0, ~0, ~0) }
+    }
+
+    mutating func insert(_ b: UInt8) {
+        let bit: UInt64 = 1 << UInt64(b & 63)
+        switch b >> 6 {
+        case 0: words.0 |= bit
+        case 1: words.1 |= bit
+        case 2: words.2 |= bit
+        default: words.3 |= bit
+        }
+    }
+
+    @inline(__always)
+    func contains(_ b: UInt8) -> Bool {
+        let w: UInt64
+        switch b >> 6 {
+        case 0: w = words.0
+        case 1: w = words.1
+        case 2: w = words.2
+        default: w = words.3
+        }
+        return (w >> UInt64(b & 63)) & 1 != 0
+    }
+}
+
+/// Bytes looked for (the bytes that can start a needle, or come second; their ASCII letters in
+/// either case), tested 8 at a time: `mayStartBits` is 0 only when no byte of the word can be
+/// one. Up to 4 distinct bytes; past that it is not `usable`.
 private struct ChunkSkip: Sendable {
     static let ones: UInt64 = 0x0101_0101_0101_0101
     static let highs: UInt64 = 0x8080_8080_8080_8080
@@ -96,8 +140,9 @@ private struct ChunkSkip: Sendable {
 
     var usable: Bool { count > 0 && count <= 4 }
 
-    /// One more first byte (not an upper-case letter).
+    /// One more byte looked for.
     mutating func add(_ f: UInt8) {
+        guard count <= 4 else { return }
         let t = UInt64(f | 0x20) &* Self.ones
         if (count > 0 && targets.0 == t) || (count > 1 && targets.1 == t) || (count > 2 && targets.2 == t) || (count > 3 && targets.3 == t) {
             return
@@ -112,15 +157,19 @@ private struct ChunkSkip: Sendable {
         count += 1
     }
 
-    /// Some byte of `x`, `| 0x20`, is a first byte `| 0x20` (a superset of the bytes that can start a needle).
+    /// No byte is looked for any more: not `usable`.
+    mutating func disable() { count = 5 }
+
+    /// The high bit of each byte of `x` that, `| 0x20`, may be a wanted byte `| 0x20` (a
+    /// superset: a byte above a wanted one may show too); 0 when none is.
     @inline(__always)
-    func mayStart(_ x: UInt64) -> Bool {
+    func mayStartBits(_ x: UInt64) -> UInt64 {
         let y = x | 0x2020_2020_2020_2020
         var hit: UInt64 = 0
         if count > 0 { let z = y ^ targets.0; hit |= (z &- Self.ones) & ~z }
         if count > 1 { let z = y ^ targets.1; hit |= (z &- Self.ones) & ~z }
         if count > 2 { let z = y ^ targets.2; hit |= (z &- Self.ones) & ~z }
         if count > 3 { let z = y ^ targets.3; hit |= (z &- Self.ones) & ~z }
-        return hit & Self.highs != 0
+        return hit & Self.highs
     }
 }

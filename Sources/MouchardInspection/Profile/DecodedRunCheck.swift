@@ -72,24 +72,13 @@ extension KnownValueMatcher {
             }
             let decoded = UnsafeBufferPointer(out)
             if decoded[0] == 0x1F, decoded[1] == 0x8B { return true }
-            if looksLikeText(decoded) {
+            if DecodedBytesShape.looksLikeText(decoded) {
                 var found: [Range<Int>] = []
                 scanSpans(decoded, base: 0, context: context.decoded, into: &found)
                 return !found.isEmpty
             }
-            return count >= 8 && ProtobufScanner.scan(ArraySlice(decoded)) != nil
+            return count >= 8 && DecodedBytesShape.isProtobufMessage(decoded)
         }
-    }
-
-    /// `ByteCodecs.looksLikeText` of a buffer: valid UTF-8 and at least 90% printable.
-    private func looksLikeText(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
-        var bad = 0
-        var ascii = true
-        for b in p where b < 0x20 || b >= 0x7F {
-            if b >= 0x80 { ascii = false } else if b != 0x09, b != 0x0A, b != 0x0D { bad += 1 }
-        }
-        if p.isEmpty || bad * 10 > p.count { return false }
-        return ascii || UTF8Validation.isValid(p)
     }
 
     /// The hex run `p[s..<e]` (maximal) could give the walk something. `tryHex` decodes only a

@@ -57,10 +57,14 @@ extension KnownValueMatcher {
         r.headers.reserveCapacity(request.headers.count)
         var contentEncoding = false
         var binaryType = false
+        // Cleartext only: some key name or value may hold a credential (see below).
+        var hasCredentials = false
         for field in request.headers.fields {
-            if let unread = unreadHeaderName(field.name) {
-                if unread.count == 16, unread == contentEncodingName { contentEncoding = true }
-                if unread.count == 12, unread == contentTypeName {
+            var name = field.name
+            let kind = name.withUTF8 { ScannedHeaderName($0) }
+            if kind.isUnread {
+                if kind == .contentEncoding { contentEncoding = true }
+                if kind == .contentType {
                     // `ContentTypeWords.readsProtobufFirst`, on the bytes in any ASCII case (no lower-cased
                     // copy); a multipart part may be typed as binary too.
                     let value = field.valueBytes[...]
@@ -70,8 +74,15 @@ extension KnownValueMatcher {
                     }
                 }
                 r.headers.append([])
-            } else {
-                r.headers.append(headerSpans.spans(of: field.valueBytes) { spans($0[...]) })
+                continue
+            }
+            r.headers.append(headerSpans.spans(of: field.valueBytes) { spans($0[...]) })
+            // Keys are header names, cookie names, form, query and JSON keys, some of them
+            // percent-encoded or JSON-escaped, and keys of forms and documents inside header values.
+            if cleartext, !hasCredentials {
+                hasCredentials = kind == .authorization || mayHoldKey(field.name, passwordKeys)
+                    || keyAnswers.map { $0.answer(for: field.valueBytes) { mayHoldKey($0[...], passwordKeys) } }
+                    ?? mayHoldKey(field.valueBytes[...], passwordKeys)
             }
         }
         if !request.body.isEmpty {
@@ -85,21 +96,9 @@ extension KnownValueMatcher {
             }
         }
         r.target = spans(target[...], context: .target)
-        if cleartext {
-            // Keys are header names, cookie names, form, query and JSON keys, some of them
-            // percent-encoded or JSON-escaped, and keys of forms and documents inside header values.
-            let hasCredentials = request.headers["Authorization"] != nil
-                || mayHoldKey(request.body.prefix(1 << 16), passwordKeys) || mayHoldKey(target[...], passwordKeys)
-                || request.headers.fields.contains { field in
-                    unreadHeaderName(field.name) == nil
-                        && (mayHoldKey(field.name, passwordKeys)
-                            || keyAnswers.map { $0.answer(for: field.valueBytes) { mayHoldKey($0[...], passwordKeys) } }
-                            ?? mayHoldKey(field.valueBytes[...], passwordKeys))
-                }
-            if hasCredentials {
-                r.walkAll = true
-                r.prunes = false
-            }
+        if cleartext, hasCredentials || mayHoldKey(request.body.prefix(1 << 16), passwordKeys) || mayHoldKey(target[...], passwordKeys) {
+            r.walkAll = true
+            r.prunes = false
         }
         return r
     }
@@ -173,25 +172,6 @@ extension KnownValueMatcher {
         return out
     }
 
-    /// The lower-case name of a header the walk reads nothing of (`skippedHeaders` but `Cookie`,
-    /// walked pair by pair) when `name` is one in any ASCII case: its value needs no spans.
-    private func unreadHeaderName(_ name: String) -> [UInt8]? {
-        var name = name
-        return name.withUTF8 { b in
-            let byLength = unreadHeaderNames
-            guard b.count < byLength.count else { return nil }
-            for candidate in byLength[b.count] {
-                var same = true
-                for k in 0..<b.count where foldASCII(b[k]) != candidate[k] {
-                    same = false
-                    break
-                }
-                if same { return candidate }
-            }
-            return nil
-        }
-    }
-
     /// `ByteCodecs.looksLikeText`, answered 8 bytes at a time when every byte is printable ASCII,
     /// tab, LF or CR (then it is text); anything else is left to `looksLikeText` itself.
     func looksLikeText(_ bytes: ArraySlice<UInt8>) -> Bool {
@@ -227,17 +207,18 @@ extension KnownValueMatcher {
 
     /// One pass over the bytes finds every kind of span. Per byte: the matcher's automaton steps,
     /// and four run lengths move at once, packed in one 64-bit word (`SpanLanes`): base64-alphabet
-    /// run, hex run, name-like word, stretch of digits and phone separators. A byte's entry in
-    /// `spanLaneKeep` keeps the lanes it continues (+1) and clears the others; one test per byte
-    /// tells whether a lane that just ended was long enough to look at (base64 ≥ 10, 12 with padding, hex ≥ 8, word
-    /// ≥ the shortest name part, digits and separators ≥ 6 or 9), or whether the byte needs a
-    /// check of its own (`\`, `%`, `.`, the second byte of compression magic). Only then does
-    /// `laneEvent` run the checks of the separate scans this pass replaces, on the run that
-    /// ended: the spans are the same (`SpanScanTests` compares them with a plain reference scan).
+    /// run, hex run, name-like word, stretch of digits and phone separators. A byte's entries in
+    /// `spanLaneTable` keep the lanes it continues (+1) and clear the others; one test per byte
+    /// tells whether a lane that the byte ends was long enough to look at (base64 ≥ 10, 12 with
+    /// padding, hex ≥ 8, word ≥ the shortest name part, digits and separators ≥ 6 or 9), or
+    /// whether the byte needs a check of its own (`\`, `%`, `.`, the second byte of compression
+    /// magic). Only then does `laneEvent` run the checks of the separate scans this pass
+    /// replaces, on the run that ended: the spans are the same (`SpanScanTests` compares them
+    /// with a plain reference scan).
     func scanSpans(_ p: UnsafeBufferPointer<UInt8>, base: Int, context: SpanContext, into out: inout [Range<Int>]) {
         guard let h = p.baseAddress else { return }
         let n = p.count
-        let keepOf = spanLaneKeep
+        let table = spanLaneTable
         let automaton = matcher.automaton
         let accepting = automaton.firstAccepting
         var lanes = SpanLanes(p, base: base, bias: spanLaneBias, context: context)
@@ -250,48 +231,67 @@ extension KnownValueMatcher {
             let chunkEnd = min(n, i + SpanLanes.chunk)
             while i < chunkEnd {
                 let r = Self.bytesUntilEvent(h, from: i, to: chunkEnd, state: state, runs: runs, automaton: automaton,
-                                             keepOf: keepOf, bias: bias)
+                                             table: table, bias: bias)
                 i = r.i
                 state = r.state
                 runs = r.runs
                 guard i < chunkEnd else { break }
+                // Byte `i` has something to do: the automaton's state after it, the lanes before it.
+                let b = Int(h[i])
+                let keep = table[SpanLanes.keepEntry + b]
+                let ended = runs & ~keep
+                runs = (runs & keep) &+ table[SpanLanes.addEntry + b]
                 if state >= accepting { matched(state, endingAt: i, h, count: n, base: base, into: &out) }
-                if ((r.ended &+ bias) | r.keep) & SpanLanes.high != 0 { laneEvent(ended: r.ended, keep: r.keep, at: i, &lanes, into: &out) }
+                let check = table[SpanLanes.stopEntry + b] == SpanLanes.checkStop
+                if (ended &+ bias) & SpanLanes.high != 0 || check { laneEvent(ended: ended, check: check, at: i, &lanes, into: &out) }
                 i += 1
             }
             if i < n { runs = lanes.rebase(runs) }
         }
         // The end of the bytes ends every run.
-        if (runs &+ bias) & SpanLanes.high != 0 { laneEvent(ended: runs, keep: 0, at: n, &lanes, into: &out) }
+        if (runs &+ bias) & SpanLanes.high != 0 { laneEvent(ended: runs, check: false, at: n, &lanes, into: &out) }
     }
 
     /// The byte loop of `scanSpans`, from `i` up to the first byte with something to do (an
     /// accepting automaton state, a lane event) or `end`: that byte's index, the automaton state
-    /// and lanes after it, the lanes it ended and its `spanLaneKeep` entry. A function of its own
-    /// without calls, so that all its values stay in registers.
+    /// after it and the lanes before it (`end`, and the state and lanes there, when no byte has).
+    /// Two bytes a round, one test for both. A function of its own without calls, so that all its
+    /// values stay in registers.
     @inline(never)
     private static func bytesUntilEvent(_ h: UnsafePointer<UInt8>, from i: Int, to end: Int, state: Int, runs: UInt64,
-                                        automaton: MultiPatternMatcher.Automaton, keepOf: UnsafePointer<UInt64>, bias: UInt64)
-        -> (i: Int, state: Int, runs: UInt64, ended: UInt64, keep: UInt64) {
+                                        automaton: MultiPatternMatcher.Automaton, table: UnsafePointer<UInt64>, bias: UInt64)
+        -> (i: Int, state: Int, runs: UInt64) {
         var i = i, state = state, runs = runs
         let accepting = automaton.firstAccepting
-        while i < end {
-            let b = h[i]
-            state = automaton.step(state, b)
-            // Entries: what the byte keeps, what it adds (1 in the lanes it keeps), what it ends.
-            let entry = keepOf + 4 &* Int(b)
-            let keep = entry[0]
-            let ended = runs & entry[2]
-            runs = (runs & keep) &+ entry[1]
-            if state >= accepting || ((ended &+ bias) | keep) & SpanLanes.high != 0 { return (i, state, runs, ended, keep) }
-            i &+= 1
+        let keep = table + SpanLanes.keepEntry, add = table + SpanLanes.addEntry, stop = table + SpanLanes.stopEntry
+        while i &+ 1 < end {
+            let b0 = h[i], b1 = h[i &+ 1]
+            let s0 = automaton.step(state, b0)
+            // A lane at its threshold (bit 15 after the bias) that the byte ends, or a check byte.
+            let event0 = (runs &+ bias) & stop[Int(b0)]
+            let runs0 = (runs & keep[Int(b0)]) &+ add[Int(b0)]
+            let s1 = automaton.step(s0, b1)
+            let event1 = (runs0 &+ bias) & stop[Int(b1)]
+            if event0 | event1 != 0 || s0 >= accepting || s1 >= accepting {
+                if event0 != 0 || s0 >= accepting { return (i, s0, runs) }
+                return (i &+ 1, s1, runs0)
+            }
+            runs = (runs0 & keep[Int(b1)]) &+ add[Int(b1)]
+            state = s1
+            i &+= 2
         }
-        return (i, state, runs, 0, 0)
+        if i < end {
+            let b = h[i]
+            let s = automaton.step(state, b)
+            if (runs &+ bias) & stop[Int(b)] != 0 || s >= accepting { return (i, s, runs) }
+            return (end, s, (runs & keep[Int(b)]) &+ add[Int(b)])
+        }
+        return (end, state, runs)
     }
 
-    /// The runs of `ended` stop before `i` (and byte `i`, when `keep` says so, has a check of its own).
-    @inline(never)
-    private func laneEvent(ended: UInt64, keep: UInt64, at i: Int, _ lanes: inout SpanLanes, into out: inout [Range<Int>]) {
+    /// The runs of `ended` stop before `i` (and byte `i`, when `check` says so, has a check of its own).
+    @inline(__always)
+    private func laneEvent(ended: UInt64, check: Bool, at i: Int, _ lanes: inout SpanLanes, into out: inout [Range<Int>]) {
         let p = lanes.p, base = lanes.base
         // The lanes whose run reached its threshold (a lane with an `extra` always has).
         let over = (ended &+ lanes.bias) & SpanLanes.high
@@ -313,7 +313,7 @@ extension KnownValueMatcher {
             let s = i - lanes.take(ended, 3)
             phoneStretchEnded(p, s, i, base: base, splitsAtSlash: lanes.context.splitsAtSlash, into: &out)
         }
-        if keep & SpanLanes.check != 0 { checkByte(p, at: i, base: base, into: &out) }
+        if check { checkByte(p, at: i, base: base, into: &out) }
     }
 
     /// The matcher's confirmed matches for the accepting automaton `state` at `i`.
@@ -501,8 +501,10 @@ extension KnownValueMatcher {
 struct SpanLanes {
     static let ones: UInt64 = 0x0001_0001_0001_0001
     static let high: UInt64 = 0x8000_8000_8000_8000
-    /// Bit 15 of lane 0 of a `spanLaneKeep` entry: the byte has a check of its own.
-    static let check: UInt64 = 0x8000
+    /// Where each byte's entries start in `spanLaneTable`.
+    static let keepEntry = 0, addEntry = 256, stopEntry = 512
+    /// The stop entry of a byte with a check of its own: every test of it fires.
+    static let checkStop: UInt64 = ~0
     /// Bytes per chunk: a lane grows by at most this much between two `rebase`s.
     static let chunk = 0x4000
 
@@ -582,12 +584,16 @@ struct SpanLanes {
     }
 }
 
-/// For each byte, 4 words: the `SpanLanes` it continues (0x7FFF in the lane) and the `check` bit;
-/// the same lanes with 1 in each (what the byte adds to them); the lanes it ends (0xFFFF); 0. In
-/// memory that is never freed (a pointer, not an array: no retain or bounds check in the scan
-/// loop). Written once, before first use, then only read.
-nonisolated(unsafe) let spanLaneKeep: UnsafePointer<UInt64> = {
-    let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 4 * 256)
+/// Per byte, three entries of `SpanLanes` words (at `keepEntry + byte`, `addEntry + byte`,
+/// `stopEntry + byte`): keep, 0x7FFF in each lane the byte continues; add, 1 in those lanes;
+/// stop, 0x8000 in each lane the byte ends (the bit a lane at its threshold has after the
+/// bias), all ones (`checkStop`) for a byte with a check of its own (`\`, `%`, `.`, compression
+/// magic), so that `(runs + bias) & stop` is not 0 exactly when the byte has something to do
+/// (`runs + bias` never is 0: lane 0's bias is not). In memory that is never freed (a pointer,
+/// not an array: no retain or bounds check in the scan loop). Written once, before first use,
+/// then only read.
+nonisolated(unsafe) let spanLaneTable: UnsafePointer<UInt64> = {
+    let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 3 * 256)
     for v in 0..<256 {
         let b = UInt8(v)
         var keep: UInt64 = 0
@@ -597,28 +603,13 @@ nonisolated(unsafe) let spanLaneKeep: UnsafePointer<UInt64> = {
         if (b >= 0x30 && b <= 0x39) || b == 0x20 || b == 0x2D || b == 0x2E || b == 0x28 || b == 0x29 || b == 0x2F || b == 0x2B {
             keep |= 0x7FFF << 48
         }
-        if b == 0x5C || b == 0x25 || b == 0x2E || b == 0x8B || b == 0x01 || b == 0x5E || b == 0x9C || b == 0xDA { keep |= SpanLanes.check }
-        table[4 * v] = keep
-        table[4 * v + 1] = keep & SpanLanes.ones
-        table[4 * v + 2] = ~keep
-        table[4 * v + 3] = 0
+        let check = b == 0x5C || b == 0x25 || b == 0x2E || b == 0x8B || b == 0x01 || b == 0x5E || b == 0x9C || b == 0xDA
+        table[SpanLanes.keepEntry + v] = keep
+        table[SpanLanes.addEntry + v] = keep & SpanLanes.ones
+        table[SpanLanes.stopEntry + v] = check ? SpanLanes.checkStop : ~(keep << 1) & SpanLanes.high
     }
     return UnsafePointer(table)
 }()
-
-/// The names (lower case) of the headers whose values the walk never reads (`FieldWalker.walkHeaders`),
-/// by length.
-let unreadHeaderNames: [[[UInt8]]] = {
-    let names = skippedHeaders.filter { $0 != "cookie" }.sorted().map { Array($0.utf8) }
-    var byLength = [[[UInt8]]](repeating: [], count: (names.map(\.count).max() ?? 0) + 1)
-    for name in names { byLength[name.count].append(name) }
-    return byLength
-}()
-
-/// `Content-Encoding` in lower case: a body sent with one is walked whole, after decoding.
-let contentEncodingName = Array("content-encoding".utf8)
-/// `Content-Type` in lower case: a body typed as binary is walked whole.
-let contentTypeName = Array("content-type".utf8)
 
 /// The words of `ContentTypeWords.readsProtobufFirst`: a multipart body that holds one may have
 /// a part typed as binary (walked whole).

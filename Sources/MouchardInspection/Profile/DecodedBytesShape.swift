@@ -1,0 +1,61 @@
+/// What the walk's decoders accept of decoded bytes, answered on a buffer without building
+/// anything: the span scan's base64 check (`base64CandidateMatters`) asks it of every candidate
+/// run, nearly all of them tokens that decode to random bytes, rejected within a few bytes.
+///
+/// Each answer is exactly the walk's (tests compare them): `looksLikeText` is
+/// `ByteCodecs.looksLikeText` (no `String` is made to validate UTF-8), `isProtobufMessage` is
+/// `ProtobufScanner.scan(...) != nil` (no field array, no copy of the bytes).
+enum DecodedBytesShape {
+    /// `ByteCodecs.looksLikeText`: not empty, valid UTF-8 (checked first: random bytes fail it
+    /// at once), and at most one byte in ten a control byte other than tab, LF and CR.
+    static func looksLikeText(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !p.isEmpty, UTF8Validation.isValid(p) else { return false }
+        var bad = 0
+        for b in p where b < 0x20 || b == 0x7F {
+            if b != 0x09, b != 0x0A, b != 0x0D { bad += 1 }
+        }
+        return bad * 10 <= p.count
+    }
+
+    /// `ProtobufScanner.scan(bytes, maxFields:) != nil`: the whole of `p` is well-formed fields,
+    /// at least one, at most `maxFields`.
+    static func isProtobufMessage(_ p: UnsafeBufferPointer<UInt8>, maxFields: Int = 10_000) -> Bool {
+        let n = p.count
+        var i = 0
+        var fields = 0
+        while i < n {
+            guard fields < maxFields, let tag = varint(p, &i) else { return false }
+            let number = tag >> 3
+            guard number >= 1, number <= 536_870_911 else { return false }
+            switch tag & 7 {
+            case 0: guard varint(p, &i) != nil else { return false }
+            case 1:
+                guard n - i >= 8 else { return false }
+                i += 8
+            case 2:
+                guard let length = varint(p, &i), length <= UInt64(n - i) else { return false }
+                i += Int(length)
+            case 5:
+                guard n - i >= 4 else { return false }
+                i += 4
+            default: return false
+            }
+            fields += 1
+        }
+        return fields > 0
+    }
+
+    /// `ProtobufScanner.varint` on a buffer: the value (bits past 64 dropped as there) and `i`
+    /// past it, nil when the bytes end or it runs past ten bytes (shifts 0, 7, ..., 63).
+    private static func varint(_ p: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> UInt64? {
+        var result: UInt64 = 0
+        for k: UInt64 in 0..<10 {
+            guard i < p.count else { return nil }
+            let b = p[i]
+            i += 1
+            result |= UInt64(b & 0x7F) << (7 * k)
+            if b < 0x80 { return result }
+        }
+        return nil
+    }
+}
