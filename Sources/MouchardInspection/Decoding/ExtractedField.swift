@@ -1,23 +1,63 @@
 /// Where a value sat in a request and how it had to be decoded to be read.
+///
+/// A value type whose five fields live in one copy-on-write box: an origin is copied into each
+/// field the walk extracts, into each detection and finding, and a copy is then one retain
+/// instead of one per string and array.
 public struct FieldOrigin: Sendable, Hashable {
     /// `url`, `query:NAME`, `header:NAME`, `cookie:NAME`, `form:NAME`, `multipart:NAME`, `body`,
     /// `body:$.a.b[2]`, `body:pb.1.3`, `body:/plist/dict/key`.
-    public var location: String
+    public var location: String { get { box.location } set { unique().location = newValue } }
     /// Path inside an encoded blob found at `location` (e.g. `$.properties.id` inside base64 JSON).
-    public var inner: String?
+    public var inner: String? { get { box.inner } set { unique().inner = newValue } }
     /// Decodings undone to reach the value, outermost first (`url`, `base64`, `gzip`, `hex`, ...).
-    public var decodings: [String]
+    public var decodings: [String] { get { box.decodings } set { unique().decodings = newValue } }
     /// The nearest key naming the value (query/form/JSON key, header name, protobuf field number).
-    public var key: String
+    public var key: String { get { box.key } set { unique().key = newValue } }
     /// The key of the enclosing object, if any (helps hints like `location.lat`).
-    public var parentKey: String
+    public var parentKey: String { get { box.parentKey } set { unique().parentKey = newValue } }
 
     public init(location: String, inner: String? = nil, decodings: [String] = [], key: String = "", parentKey: String = "") {
-        self.location = location
-        self.inner = inner
-        self.decodings = decodings
-        self.key = key
-        self.parentKey = parentKey
+        box = Box(location: location, inner: inner, decodings: decodings, key: key, parentKey: parentKey)
+    }
+
+    /// The fields. Never changed while shared (`unique()` copies first), hence `@unchecked Sendable`.
+    private final class Box: @unchecked Sendable {
+        var location: String
+        var inner: String?
+        var decodings: [String]
+        var key: String
+        var parentKey: String
+
+        init(location: String, inner: String?, decodings: [String], key: String, parentKey: String) {
+            self.location = location
+            self.inner = inner
+            self.decodings = decodings
+            self.key = key
+            self.parentKey = parentKey
+        }
+    }
+    private var box: Box
+
+    /// The box, copied first if another origin shares it.
+    private mutating func unique() -> Box {
+        if !isKnownUniquelyReferenced(&box) {
+            box = Box(location: box.location, inner: box.inner, decodings: box.decodings, key: box.key, parentKey: box.parentKey)
+        }
+        return box
+    }
+
+    public static func == (a: FieldOrigin, b: FieldOrigin) -> Bool {
+        if a.box === b.box { return true }
+        return a.location == b.location && a.inner == b.inner && a.decodings == b.decodings && a.key == b.key
+            && a.parentKey == b.parentKey
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(location)
+        hasher.combine(inner)
+        hasher.combine(decodings)
+        hasher.combine(key)
+        hasher.combine(parentKey)
     }
 
     /// The encoding chain in the order the transformations were applied (`base64+url`), with

@@ -167,8 +167,7 @@ struct FieldWalker {
         // A loop, not `forEachPart`: a closure here would copy the walker for every pair.
         var start = bytes.startIndex
         while start < bytes.endIndex {
-            var end = start
-            while end < bytes.endIndex, bytes[end] != UInt8(ascii: "&") { end += 1 }
+            let end = ByteSearch.index(of: UInt8(ascii: "&"), in: bytes, from: start)
             defer { start = end + 1 }
             guard end > start else { continue }
             let pair = bytes[start..<end]
@@ -177,7 +176,7 @@ struct FieldWalker {
             // A pair without escapes decodes to itself: when no span touches it, only its number
             // (for coordinate pairs) is needed.
             if let spans, !touches(spans, pair.startIndex..<pair.endIndex),
-               !pair.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
+               !ByteSearch.contains(UInt8(ascii: "%"), or: UInt8(ascii: "+"), in: pair) {
                 if let eq, let n = parseDecimal(pair[(eq + 1)...]) {
                     let name = String(decoding: pair[pair.startIndex..<eq], as: UTF8.self)
                     members.append(.init(key: name, value: n.value, decimals: n.decimals))
@@ -331,15 +330,16 @@ struct FieldWalker {
                 ?? (JSONSkimmer(Array(trimmed)), 0..<trimmed.count)
             var skimmer = read.0
             let range = read.1
-            if let root = skimmer.validateIndexing(range) {
-                walkJSON(skimmer, root, path: topLevel ? origin.location + ":$" : "$", key: "", parentKey: origin.key, origin: origin,
+            if skimmer.validateIndexing(range) != nil {
+                walkJSON(skimmer, 0, path: topLevel ? origin.location + ":$" : "$", key: "", parentKey: origin.key, origin: origin,
                              topLevel: topLevel, depth: depth, spans: document == nil ? nil : spans, end: range.upperBound)
                 return
             }
-            if let sequence = skimmer.validateSequence(range) {
-                for (i, value) in sequence.enumerated() {
-                    walkJSON(skimmer, value, path: (topLevel ? origin.location + ":$[" : "$[") + String(i) + "]", key: "",
-                                 parentKey: origin.key, origin: origin, topLevel: topLevel, depth: depth, spans: nil, end: value.end)
+            if let sequence = skimmer.validateSequenceIndexing(range) {
+                for (i, root) in sequence.enumerated() {
+                    walkJSON(skimmer, root, path: (topLevel ? origin.location + ":$[" : "$[") + String(i) + "]", key: "",
+                                 parentKey: origin.key, origin: origin, topLevel: topLevel, depth: depth, spans: nil,
+                                 end: skimmer.tape[root].end)
                 }
                 return
             }
@@ -574,13 +574,13 @@ struct FieldWalker {
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             let document = Array(trimmed)
             var skimmer = JSONSkimmer(document)
-            if let root = skimmer.validateIndexing(0..<document.count) {
+            if skimmer.validateIndexing(0..<document.count) != nil {
                 // Profile mode: a sizeable document (a decoded blob, most often) is pruned by its own
                 // spans, as a decompressed body is (`walkBody`).
                 let spans = pruning.flatMap { pruning in
                     document.count >= 32 && pruning.matcher.looksLikeText(document.prefix(512)) ? pruning.matcher.spans(document[...]) : nil
                 }
-                walkJSON(skimmer, root, path: origin.inner ?? "$", key: origin.key, parentKey: origin.parentKey, origin: origin,
+                walkJSON(skimmer, 0, path: origin.inner ?? "$", key: origin.key, parentKey: origin.parentKey, origin: origin,
                              topLevel: false, depth: depth + 1, spans: spans, end: document.count)
                 return
             }
@@ -626,12 +626,21 @@ struct FieldWalker {
         guard bytes.count >= config.minBase64Length else { return }
         var i = bytes.startIndex
         var tried = 0
+        // The origin of what the runs decode to: the same for every run, built for the first.
+        var decodedOrigin: FieldOrigin?
         while i < bytes.endIndex, tried < 64 {
             guard let run = nextBase64Candidate(bytes, from: &i) else { return }
             tried += 1
             guard let decoded = ByteCodecs.base64Decode(run), decoded.count >= 4 else { continue }
-            var o = origin
-            o.decodings.append("base64")
+            let o: FieldOrigin
+            if let decodedOrigin {
+                o = decodedOrigin
+            } else {
+                var made = origin
+                made.decodings.append("base64")
+                o = made
+                decodedOrigin = made
+            }
             if decoded.count >= 2, decoded[0] == 0x1F, decoded[1] == 0x8B {
                 leaf(decoded[...], o, depth: depth + 1)
             } else if ByteCodecs.looksLikeText(decoded) {

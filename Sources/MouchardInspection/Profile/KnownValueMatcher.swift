@@ -34,6 +34,9 @@ public struct KnownValueMatcher: Sendable {
         /// Each variant as text (same index as `targets`): the evidence of a hit that matched it byte for byte.
         let variantTexts: [String]
         let phoneDigits: [String: [Target]]
+        /// The lengths of `phoneDigits`' keys as a bit set (bit n: some key has n digits, n < 64):
+        /// a run whose digits no key can have is not looked up.
+        let phoneDigitLengths: UInt64
         let nameParts: [String: [(name: Int, part: Int)]]
         let splitNames: [(target: Target, parts: Int)]
         let namePartLengths: Set<Int>
@@ -47,6 +50,7 @@ public struct KnownValueMatcher: Sendable {
             self.targets = targets
             self.variantTexts = matcher.patterns.map { String(decoding: $0.bytes, as: UTF8.self) }
             self.phoneDigits = phoneDigits
+            self.phoneDigitLengths = phoneDigits.keys.reduce(0) { $1.utf8.count < 64 ? $0 | 1 << UInt64($1.utf8.count) : $0 }
             self.nameParts = nameParts
             self.splitNames = splitNames
             self.namePartLengths = namePartLengths
@@ -249,11 +253,16 @@ public struct KnownValueMatcher: Sendable {
     /// their first 0 when it is one of the first four (`+33 (0)6 …`: a trunk 0 written after the
     /// country code). Keys of up to 15 digits are small strings: no allocation.
     private func phoneTargets(_ run: UnsafeBufferPointer<UInt8>, digitCount: Int) -> [Target]? {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: digitCount) { digits in
+        // No key has this many digits, nor one less (a dropped trunk 0): nothing to look up.
+        let lengths = tables.phoneDigitLengths
+        let whole = digitCount < 64 && lengths & (1 << UInt64(digitCount)) != 0
+        let dropped = digitCount >= 1 && digitCount <= 64 && lengths & (1 << UInt64(digitCount - 1)) != 0
+        guard whole || dropped else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: digitCount) { digits in
             var k = 0
             for c in run where c >= 0x30 && c <= 0x39 { digits[k] = c; k += 1 }
-            if let t = phoneDigits[String(decoding: digits, as: UTF8.self)] { return t }
-            guard let zero = digits.prefix(4).firstIndex(of: 0x30) else { return nil }
+            if whole, let t = phoneDigits[String(decoding: digits, as: UTF8.self)] { return t }
+            guard dropped, let zero = digits.prefix(4).firstIndex(of: 0x30) else { return nil }
             let key = String(decoding: digits[..<zero], as: UTF8.self) + String(decoding: digits[(zero + 1)...], as: UTF8.self)
             return phoneDigits[key]
         }

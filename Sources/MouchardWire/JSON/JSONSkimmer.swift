@@ -8,11 +8,10 @@
 public struct JSONSkimmer: Sendable {
     public let bytes: [UInt8]
     public let maxDepth: Int
-    /// Where each object and array of the value `validateIndexing` accepted starts and ends, in
-    /// the order they open (so `containerStarts` is sorted): stepping through members then finds
-    /// a nested container's end by a look-up instead of a scan of its bytes. Empty otherwise.
-    private var containerStarts: [Int] = []
-    private var containerEnds: [Int] = []
+    /// Every value of the text `validateIndexing` (or `validateSequenceIndexing`) accepted, in the
+    /// order values open (a container before its contents, so starts are sorted): walking members
+    /// and items is reading entries, not scanning bytes again. Empty otherwise.
+    public private(set) var tape: [Entry] = []
 
     /// One value's place: `start..<end` covers the value itself (quotes included for strings).
     public struct Span: Sendable, Equatable {
@@ -30,6 +29,28 @@ public struct JSONSkimmer: Sendable {
     public struct Member: Sendable, Equatable {
         public var key: Span
         public var value: Span
+    }
+
+    /// One value of `tape`: its span, the key naming it when it is an object's member, and where
+    /// the entries of its contents end (a container's children are the entries from its own index
+    /// + 1, each followed by its `next` sibling, up to its own `next`).
+    public struct Entry: Sendable, Equatable {
+        public var start: Int
+        public var end: Int
+        public var kind: Kind
+        /// The string holds a backslash (escapes to undo); false for other kinds.
+        public var escaped: Bool
+        /// The member's key holds a backslash.
+        public var keyEscaped: Bool
+        /// The member's key (quotes included), `-1..<-1` for items and top-level values.
+        public var keyStart: Int
+        public var keyEnd: Int
+        /// The index of the first entry after this value and its contents.
+        public var next: Int
+
+        public var span: Span { Span(start: start, end: end, kind: kind) }
+        /// The key's span, nil when the value is not an object's member.
+        public var key: Span? { keyStart >= 0 ? Span(start: keyStart, end: keyEnd, kind: .string) : nil }
     }
 
     public init(_ bytes: [UInt8], maxDepth: Int = 64) {
@@ -54,24 +75,50 @@ public struct JSONSkimmer: Sendable {
         }
     }
 
-    /// `validate(range)`, remembering where each container of the accepted value ends so that
-    /// `members` and `items` step over nested containers without scanning them again (a body is
-    /// checked once, then walked level by level).
+    /// `validate(range)`, recording every value of the accepted text in `tape` (the value itself is
+    /// entry 0) so that it can be walked without scanning it again (a body is checked once, then
+    /// walked level by level); `members` and `items` also step over nested containers by look-up.
     public mutating func validateIndexing(_ range: Range<Int>) -> Span? {
         guard range.lowerBound >= 0, range.upperBound <= bytes.count else { return nil }
         let maxDepth = maxDepth
-        let found = bytes.withUnsafeBufferPointer { p -> (Span, [Int], [Int])? in
+        tape = []
+        let found = bytes.withUnsafeBufferPointer { p -> (Span, [Entry])? in
             var v = Validator(p: p, end: range.upperBound, maxDepth: maxDepth, i: range.lowerBound, records: true)
+            // About one value per 16 bytes of text: most bodies need no regrowth.
+            v.tape.reserveCapacity(range.count / 16 + 2)
             v.skipSpace()
             let start = v.i
             guard start < v.end, let kind = Self.kind(p[start]), v.value(depth: 0) else { return nil }
             let end = v.i
             v.skipSpace()
-            return v.i == v.end ? (Span(start: start, end: end, kind: kind), v.starts, v.ends) : nil
+            return v.i == v.end ? (Span(start: start, end: end, kind: kind), v.tape) : nil
         }
         guard let found else { return nil }
-        containerStarts = found.1
-        containerEnds = found.2
+        tape = found.1
+        return found.0
+    }
+
+    /// `validateSequence(range)`, recording every value in `tape` as `validateIndexing` does: the
+    /// tape index of each top-level value, or nil (and an empty tape).
+    public mutating func validateSequenceIndexing(_ range: Range<Int>) -> [Int]? {
+        guard range.lowerBound >= 0, range.upperBound <= bytes.count else { return nil }
+        let maxDepth = maxDepth
+        tape = []
+        let found = bytes.withUnsafeBufferPointer { p -> ([Int], [Entry])? in
+            var v = Validator(p: p, end: range.upperBound, maxDepth: maxDepth, i: range.lowerBound, records: true)
+            var roots: [Int] = []
+            v.skipSpace()
+            while v.i < v.end {
+                let root = v.tape.count
+                guard Self.kind(p[v.i]) != nil, v.value(depth: 0) else { return nil }
+                roots.append(root)
+                v.skipSpace()
+                if roots.count > 100_000 { return nil }
+            }
+            return roots.count >= 2 ? (roots, v.tape) : nil
+        }
+        guard let found else { return nil }
+        tape = found.1
         return found.0
     }
 
@@ -101,11 +148,13 @@ public struct JSONSkimmer: Sendable {
         let end: Int
         let maxDepth: Int
         var i: Int
-        /// When true, each container's start and end are appended to `starts`/`ends` (in the order
-        /// containers open; an end is filled in when its container closes).
+        /// When true, each value is appended to `tape` (see `JSONSkimmer.tape`).
         var records = false
-        var starts: [Int] = []
-        var ends: [Int] = []
+        var tape: [Entry] = []
+        /// The key just read in an object, for the member's value about to be read (recording only).
+        var memberKey = (start: -1, end: -1, escaped: false)
+        /// The last string read held a backslash.
+        var escaped = false
 
         mutating func skipSpace() {
             while i < end {
@@ -115,16 +164,32 @@ public struct JSONSkimmer: Sendable {
         }
 
         mutating func value(depth: Int) -> Bool {
+            guard records else { return read(depth: depth) }
+            guard i < end, let kind = JSONSkimmer.kind(p[i]) else { return false }
+            let slot = tape.count
+            tape.append(Entry(start: i, end: i, kind: kind, escaped: false, keyEscaped: memberKey.escaped,
+                              keyStart: memberKey.start, keyEnd: memberKey.end, next: slot + 1))
+            memberKey = (-1, -1, false)
+            guard read(depth: depth), slot < tape.count else { return false }
+            tape[slot].end = i
+            tape[slot].next = tape.count
+            if kind == .string { tape[slot].escaped = escaped }
+            return true
+        }
+
+        /// One value at the cursor (the grammar; `value` records it).
+        mutating func read(depth: Int) -> Bool {
             guard depth < maxDepth, i < end else { return false }
             switch p[i] {
             case UInt8(ascii: "{"):
-                let slot = records ? opened() : -1
                 i += 1
                 skipSpace()
-                if i < end, p[i] == UInt8(ascii: "}") { i += 1; closed(slot); return true }
+                if i < end, p[i] == UInt8(ascii: "}") { i += 1; return true }
                 while true {
                     skipSpace()
+                    let keyStart = i
                     guard i < end, p[i] == UInt8(ascii: "\""), string() else { return false }
+                    if records { memberKey = (keyStart, i, escaped) }
                     skipSpace()
                     guard i < end, p[i] == UInt8(ascii: ":") else { return false }
                     i += 1
@@ -133,21 +198,20 @@ public struct JSONSkimmer: Sendable {
                     skipSpace()
                     guard i < end else { return false }
                     if p[i] == UInt8(ascii: ",") { i += 1; continue }
-                    if p[i] == UInt8(ascii: "}") { i += 1; closed(slot); return true }
+                    if p[i] == UInt8(ascii: "}") { i += 1; return true }
                     return false
                 }
             case UInt8(ascii: "["):
-                let slot = records ? opened() : -1
                 i += 1
                 skipSpace()
-                if i < end, p[i] == UInt8(ascii: "]") { i += 1; closed(slot); return true }
+                if i < end, p[i] == UInt8(ascii: "]") { i += 1; return true }
                 while true {
                     skipSpace()
                     guard value(depth: depth + 1) else { return false }
                     skipSpace()
                     guard i < end else { return false }
                     if p[i] == UInt8(ascii: ",") { i += 1; continue }
-                    if p[i] == UInt8(ascii: "]") { i += 1; closed(slot); return true }
+                    if p[i] == UInt8(ascii: "]") { i += 1; return true }
                     return false
                 }
             case UInt8(ascii: "\""): return string()
@@ -157,19 +221,6 @@ public struct JSONSkimmer: Sendable {
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return number()
             default: return false
             }
-        }
-
-        /// Records a container opening at `i` (when `records`); its slot in `starts`/`ends`.
-        @inline(never)
-        mutating func opened() -> Int {
-            starts.append(i)
-            ends.append(i)
-            return starts.count - 1
-        }
-
-        /// Records that the container in `slot` (if any) ended at `i`.
-        mutating func closed(_ slot: Int) {
-            if slot >= 0, slot < ends.count { ends[slot] = i }
         }
 
         mutating func literal(_ word: StaticString) -> Bool {
@@ -216,10 +267,12 @@ public struct JSONSkimmer: Sendable {
         /// A string starting at the quote under the cursor.
         mutating func string() -> Bool {
             i += 1
+            escaped = false
             while i < end {
                 let b = p[i]
                 if b == UInt8(ascii: "\"") { i += 1; return true }
                 if b == UInt8(ascii: "\\") {
+                    escaped = true
                     i += 1
                     guard i < end else { return false }
                     let e = p[i]
@@ -321,6 +374,22 @@ public struct JSONSkimmer: Sendable {
         return String(decoding: inner.contains(UInt8(ascii: "\\")) ? string(span)[...] : inner, as: UTF8.self)
     }
 
+    /// `stringSlice(entry.span)` for a string of `tape`, without looking for escapes again.
+    public func stringSlice(_ entry: Entry) -> ArraySlice<UInt8> {
+        guard entry.kind == .string, entry.end - entry.start >= 2, entry.end <= bytes.count, entry.start >= 0 else { return [] }
+        return entry.escaped ? string(entry.span)[...] : bytes[(entry.start + 1)..<(entry.end - 1)]
+    }
+
+    /// The text of the key of a member of `tape` (`text(key)`, without looking for escapes again);
+    /// empty for an entry without a key.
+    public func keyText(_ entry: Entry) -> String {
+        guard let key = entry.key, key.end - key.start >= 2, key.end <= bytes.count else { return "" }
+        if entry.keyEscaped { return String(decoding: string(key), as: UTF8.self) }
+        return bytes.withUnsafeBufferPointer { p in
+            String(decoding: UnsafeBufferPointer(rebasing: p[(key.start + 1)..<(key.end - 1)]), as: UTF8.self)
+        }
+    }
+
     /// The string at `span` decodes to fewer than `n` bytes (cheap: escapes only shorten it, and
     /// are decoded only when the raw length leaves a doubt).
     public func stringIsShorter(_ span: Span, than n: Int) -> Bool {
@@ -386,13 +455,13 @@ public struct JSONSkimmer: Sendable {
 
     /// The end `validateIndexing` recorded for the container starting at `i`, if it recorded one.
     private func knownEnd(ofContainerAt i: Int) -> Int? {
-        var low = 0, high = containerStarts.count
+        var low = 0, high = tape.count
         while low < high {
             let mid = (low + high) / 2
-            if containerStarts[mid] < i { low = mid + 1 } else { high = mid }
+            if tape[mid].start < i { low = mid + 1 } else { high = mid }
         }
-        guard low < containerStarts.count, containerStarts[low] == i, low < containerEnds.count else { return nil }
-        return containerEnds[low]
+        guard low < tape.count, tape[low].start == i else { return nil }
+        return tape[low].end
     }
 
     private static func isNumberByte(_ b: UInt8) -> Bool {

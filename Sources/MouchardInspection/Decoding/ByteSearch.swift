@@ -1,0 +1,47 @@
+/// Byte searches the decode walk runs over whole values (a query string's `&`, a pair's `%`),
+/// eight bytes at a time: the same answers as `firstIndex(of:)` and `contains(where:)`, without a
+/// bounds check and a compare per byte.
+enum ByteSearch {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// Nonzero when one of the eight bytes of `w` is `byte` (exact as a yes/no answer).
+    @inline(__always)
+    private static func matches(_ w: UInt64, _ byte: UInt8) -> UInt64 {
+        let x = w ^ (ones &* UInt64(byte))
+        return (x &- ones) & ~x & highs
+    }
+
+    /// The index of the first `byte` in `bytes` at or after `from`, or `bytes.endIndex`.
+    static func index(of byte: UInt8, in bytes: ArraySlice<UInt8>, from: Int) -> Int {
+        let lower = max(from, bytes.startIndex)
+        guard lower < bytes.endIndex else { return bytes.endIndex }
+        return bytes.withUnsafeBufferPointer { p -> Int in
+            guard let base = p.baseAddress else { return bytes.endIndex }
+            var k = lower - bytes.startIndex
+            let n = p.count
+            while k + 8 <= n, matches(UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self), byte) == 0 { k += 8 }
+            while k < n, p[k] != byte { k += 1 }
+            return bytes.startIndex + k
+        }
+    }
+
+    /// True when `bytes` holds `a` or `b`.
+    static func contains(_ a: UInt8, or b: UInt8, in bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.withUnsafeBufferPointer { p -> Bool in
+            guard let base = p.baseAddress else { return false }
+            var k = 0
+            let n = p.count
+            while k + 8 <= n {
+                let w = UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self)
+                if matches(w, a) | matches(w, b) != 0 { return true }
+                k += 8
+            }
+            while k < n {
+                if p[k] == a || p[k] == b { return true }
+                k += 1
+            }
+            return false
+        }
+    }
+}
