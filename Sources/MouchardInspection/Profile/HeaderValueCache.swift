@@ -24,15 +24,58 @@ final class HeaderValueCache<Answer: Sendable>: Sendable {
     /// The answer for `value`: cached, or `compute(value)` (then cached).
     func answer(for value: [UInt8], _ compute: ([UInt8]) -> Answer) -> Answer {
         guard value.count <= Self.maxValueBytes else { return compute(value) }
-        let slot = Int(truncatingIfNeeded: fnv1a(value)) & (Self.slotCount - 1)
+        let slot = Self.slot(of: value)
         let known = slots.withLock { slots -> Answer? in
-            guard let entry = slots[slot], entry.value == value else { return nil }
+            guard let entry = slots[slot], Self.same(entry.value, value) else { return nil }
             return entry.answer
         }
         if let known { return known }
         let found = compute(value)
         slots.withLock { $0[slot] = Entry(value: value, answer: found) }
         return found
+    }
+
+    /// The slot of `value`: a multiply-and-rotate hash of its bytes read 8 at a time (the last
+    /// word padded with zeros), and of its length.
+    private static func slot(of value: [UInt8]) -> Int {
+        value.withUnsafeBytes { raw -> Int in
+            var h = UInt64(raw.count) &* 0x9E37_79B9_7F4A_7C15
+            var i = 0
+            while i + 8 <= raw.count {
+                h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x100_0000_01b3
+                h ^= h >> 29
+                i += 8
+            }
+            var last: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < raw.count {
+                last |= UInt64(raw[i]) << shift
+                shift += 8
+                i += 1
+            }
+            h = (h ^ last) &* 0x100_0000_01b3
+            h ^= h >> 32
+            return Int(truncatingIfNeeded: h) & (slotCount - 1)
+        }
+    }
+
+    /// The same bytes, compared 8 at a time.
+    private static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBytes { x in
+            b.withUnsafeBytes { y in
+                var i = 0
+                while i + 8 <= x.count {
+                    if x.loadUnaligned(fromByteOffset: i, as: UInt64.self) != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+                    i += 8
+                }
+                while i < x.count {
+                    if x[i] != y[i] { return false }
+                    i += 1
+                }
+                return true
+            }
+        }
     }
 }
 

@@ -129,8 +129,16 @@ extension KnownValueMatcher {
     /// before.
     private func keyUnescaped(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
         let mayMakeLetter = bytes.withUnsafeBufferPointer { p -> Bool in
+            guard let base = p.baseAddress else { return false }
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
             var i = 0
             while i < p.count {
+                // 8 bytes at a time while none is `%` or `\` (most text).
+                if i + 8 <= p.count {
+                    let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                    let percent = x ^ (0x25 &* ones), backslash = x ^ (0x5C &* ones)
+                    if ((percent &- ones) & ~percent | (backslash &- ones) & ~backslash) & highs == 0 { i += 8; continue }
+                }
                 let b = p[i]
                 if b == 0x5C, i + 1 < p.count {
                     switch p[i + 1] {
