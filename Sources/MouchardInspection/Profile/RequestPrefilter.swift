@@ -218,7 +218,7 @@ extension KnownValueMatcher {
     /// run, hex run, name-like word, stretch of digits and phone separators. A byte's entries in
     /// `spanLaneTable` keep the lanes it continues (+1) and clear the others; one test per byte
     /// tells whether a lane that the byte ends was long enough to look at (base64 ≥ 10, 12 with
-    /// padding, hex ≥ 8, word ≥ the shortest name part, digits and separators ≥ 6 or 9), or
+    /// padding, hex ≥ 8, a word with a byte that is not ASCII, digits and separators ≥ 6 or 9), or
     /// whether the byte needs a check of its own (`\`, `%`, `.`, the second byte of compression
     /// magic). Only then does `laneEvent` run the checks of the separate scans this pass
     /// replaces, on the run that ended: the spans are the same (`SpanScanTests` compares them
@@ -227,7 +227,7 @@ extension KnownValueMatcher {
         guard let h = p.baseAddress else { return }
         let n = p.count
         let table = spanLaneTable
-        let automaton = matcher.automaton
+        let automaton = spanMatcher.automaton
         let accepting = automaton.firstAccepting
         var lanes = SpanLanes(p, base: base, bias: spanLaneBias, context: context)
         let bias = lanes.bias
@@ -312,10 +312,14 @@ extension KnownValueMatcher {
             if hexRunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000_0000 != 0 {
-            // A word starts at its first byte >= `A` (not at `-` or `'`).
-            var s = i - lanes.take(ended, 2)
+            // A word with a byte that is not ASCII ended (the lane counts those bytes): it counts
+            // at a name part's length (`namePartWord`). It starts at its first byte >= `A` (not
+            // at `-` or `'`). ASCII words are the automaton's (`spanMatcher`).
+            _ = lanes.take(ended, 2)
+            var s = i
+            while s > 0, isNameWordByte(p[s - 1]) { s -= 1 }
             while s < i, p[s] < 0x41 { s += 1 }
-            if s < i, hasNamePartLength(i - s), namePartWord(p, s, i) { out.appendSpan((base + s)..<(base + i)) }
+            if s < i, hasNamePartLength(i - s) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000_0000_0000 != 0 {
             let s = i - lanes.take(ended, 3)
@@ -327,7 +331,23 @@ extension KnownValueMatcher {
     /// The matcher's confirmed matches for the accepting automaton `state` at `i`.
     @inline(never)
     private func matched(_ state: Int, endingAt i: Int, _ h: UnsafePointer<UInt8>, count n: Int, base: Int, into out: inout [Range<Int>]) {
-        matcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in out.appendSpan((base + m.start)..<(base + m.end)) }
+        spanMatcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in out.appendSpan((base + m.start)..<(base + m.end)) }
+    }
+
+    /// The span scan's automaton: the variants, and each name part that an ASCII word can be
+    /// (`nameWord` patterns: whole words, any ASCII case). A word is a span when it is a part
+    /// (`namePartWord`); for a word of ASCII bytes that is exactly a match of one of these (a
+    /// part whose first byte is below `A` or that holds a byte no word holds is no word, and a
+    /// part that is not ASCII only equals words that are not, read by lane 2), so the scan
+    /// needs no event per word.
+    static func spanMatcher(variants: [MultiPatternMatcher.Pattern], nameParts: [String]) -> MultiPatternMatcher {
+        var patterns = variants
+        for part in nameParts {
+            let bytes = Array(part.utf8)
+            guard let first = bytes.first, first >= 0x41, bytes.allSatisfy({ $0 < 0x80 && isNameWordByte($0) }) else { continue }
+            patterns.append(.init(bytes: bytes, caseSensitive: false, wordBoundary: false, nameWord: true))
+        }
+        return MultiPatternMatcher(patterns: patterns)
     }
 
     /// A byte with a check of its own: JSON escapes, percent-escapes, compression magic, decimal
@@ -398,7 +418,10 @@ extension KnownValueMatcher {
         }
     }
 
-    /// The word `p[s..<e]` is (folded) a part of a profile name; non-ASCII words of a part's length always count.
+    /// The span scan's reading of a name-like word (what the scan does without calling it: ASCII
+    /// words are `spanMatcher` patterns, words with other bytes count at a part's length): the
+    /// word `p[s..<e]` is (folded) a part of a profile name; non-ASCII words of a part's length
+    /// always count.
     func namePartWord(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
         guard hasNamePartLength(e - s) else { return false }
         // An ASCII word whose first or last byte no part has (`namePartEdges`), or that no part
@@ -500,8 +523,9 @@ extension KnownValueMatcher {
 }
 
 /// The four run lengths of the span scan, 16 bits each in one `UInt64`, and what happens when a
-/// run ends: lane 0 base64 alphabet, lane 1 hex digits, lane 2 name-like word (bytes `A` and
-/// above, `-`, `'`; the word itself starts at its first byte >= `A`), lane 3 digits and phone
+/// run ends: lane 0 base64 alphabet, lane 1 hex digits, lane 2 the bytes that are not ASCII in
+/// a name-like word (bytes `A` and above, `-`, `'`; the word itself starts at its first byte
+/// >= `A`; ASCII words are read by the automaton, see `spanMatcher(variants:nameParts:)`), lane 3 digits and phone
 /// separators (` `, `-`, `.`, `(`, `)`, `/`, `+`). Digit runs (fixed-point coordinates) have no
 /// lane: they are read in the stretch that holds them, when it ends.
 /// Lanes stay below 0x8000, so a lane's length ≥ its threshold T shows as the lane's top bit of
@@ -542,7 +566,8 @@ struct SpanLanes {
             guard let threshold else { return 0 }
             return UInt64(0x8000 - min(max(threshold, 1), 0xFF)) << (16 * k)
         }
-        let shortestPart = bits != 0 ? bits.trailingZeroBitCount : namePartLengths == 0 ? nil : 64
+        // One byte that is not ASCII in a word (ASCII words are matched as patterns).
+        let shortestPart: Int? = bits != 0 || namePartLengths != 0 ? 1 : nil
         let stretch: Int? = coordinates ? 6 : phones ? 9 : nil
         return lane(10, 0) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
     }
@@ -613,7 +638,8 @@ nonisolated(unsafe) let spanLaneTable: UnsafePointer<UInt64> = {
         }
         let check = b == 0x5C || b == 0x25 || b == 0x2E || b == 0x8B || b == 0x01 || b == 0x5E || b == 0x9C || b == 0xDA
         table[SpanLanes.keepEntry + v] = keep
-        table[SpanLanes.addEntry + v] = keep & SpanLanes.ones
+        // Lane 2 counts a word's bytes that are not ASCII.
+        table[SpanLanes.addEntry + v] = keep & SpanLanes.ones & (b >= 0x80 ? ~0 : ~(1 << 32))
         table[SpanLanes.stopEntry + v] = check ? SpanLanes.checkStop : ~(keep << 1) & SpanLanes.high
     }
     return UnsafePointer(table)
