@@ -56,10 +56,22 @@ extension KnownValueMatcher {
         guard count >= 4 else { return false }
         let values = base64Values
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { out -> Bool in
+            // Four characters (three bytes) a round, then the last two or three bit by bit.
+            var i = 0
+            var k = 0
+            while i + 4 <= n {
+                let a = values[Int(run[i])], b = values[Int(run[i + 1])], c = values[Int(run[i + 2])], d = values[Int(run[i + 3])]
+                if a | b | c | d > 63 { return false }
+                let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                out[k] = UInt8(truncatingIfNeeded: word >> 16)
+                out[k + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                out[k + 2] = UInt8(truncatingIfNeeded: word)
+                i += 4
+                k += 3
+            }
             var acc: UInt32 = 0
             var bits: UInt32 = 0
-            var k = 0
-            for i in 0..<n {
+            for i in i..<n {
                 let v = values[Int(run[i])]
                 if v > 63 { return false }
                 acc = acc << 6 | UInt32(v)

@@ -475,13 +475,18 @@ extension KnownValueMatcher {
         var i = s
         var alnum = false
         var control = 0
+        // More control bytes than that and it is no text (most digit runs, read as hex, stop here).
+        let limit = (e - s) / 2
         while i < e {
             let b = hexNibble(p[i])! << 4 | hexNibble(p[i + 1])!
-            if (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) || b == 0x7F { control += 1 }
+            if (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) || b == 0x7F {
+                control += 1
+                if control * 10 > limit { return false }
+            }
             if isASCIIAlnum(b) { alnum = true }
             i += 2
         }
-        return alnum && control * 10 <= (e - s) / 2
+        return alnum
     }
 
     /// The decimal number around `dot` when it is within 0.05° of the profile's latitude (3 km are
