@@ -6,43 +6,69 @@
 /// `ByteCodecs.looksLikeText` (no `String` is made to validate UTF-8), `isProtobufMessage` is
 /// `ProtobufScanner.scan(...) != nil` (no field array, no copy of the bytes).
 enum DecodedBytesShape {
-    /// `ByteCodecs.looksLikeText`: not empty, valid UTF-8 (checked first: random bytes fail it
-    /// at once), and at most one byte in ten a control byte other than tab, LF and CR.
+    /// `ByteCodecs.looksLikeText`: not empty, valid UTF-8 (random bytes fail it at once), and at
+    /// most one byte in ten a control byte other than tab, LF and CR. One pass: printable ASCII
+    /// 8 bytes at a time, other ASCII bytes counted, longer sequences checked as
+    /// `isValidUTF8` does.
     static func looksLikeText(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard !p.isEmpty, isValidUTF8(p) else { return false }
+        guard let base = p.baseAddress, !p.isEmpty else { return false }
+        let n = p.count
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         var bad = 0
-        for b in p where b < 0x20 || b == 0x7F {
-            if b != 0x09, b != 0x0A, b != 0x0D { bad += 1 }
+        var i = 0
+        while i < n {
+            if i + 8 <= n {
+                let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let below20 = (x &- 0x20 &* ones) & ~x & highs
+                let del = ((x ^ 0x7F &* ones) &- ones) & ~(x ^ 0x7F &* ones) & highs
+                if (x & highs) | below20 | del == 0 { i += 8; continue }
+            }
+            let b = p[i]
+            if b < 0x80 {
+                if (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) || b == 0x7F { bad += 1 }
+                i += 1
+                continue
+            }
+            let length = sequenceLength(p, at: i)
+            if length == 0 { return false }
+            i += length
         }
-        return bad * 10 <= p.count
+        return bad * 10 <= n
     }
 
     /// Well-formed UTF-8 as Unicode defines it (Table 3-7: no overlong forms, no surrogates,
     /// nothing above U+10FFFF): what `String(validating:as: UTF8.self)` accepts.
     static func isValidUTF8(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
-        let n = p.count
         var i = 0
-        while i < n {
-            let b = p[i]
-            if b < 0x80 { i += 1; continue }
-            // The second byte's range depends on the first; the others are 80...BF.
-            var low: UInt8 = 0x80, high: UInt8 = 0xBF
-            let length: Int
-            switch b {
-            case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; low = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; high = 0x9F
-            case 0xF0: length = 4; low = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; high = 0x8F
-            default: return false
-            }
-            guard n - i >= length, p[i + 1] >= low, p[i + 1] <= high else { return false }
-            for k in 2..<length where p[i + k] & 0xC0 != 0x80 { return false }
+        while i < p.count {
+            if p[i] < 0x80 { i += 1; continue }
+            let length = sequenceLength(p, at: i)
+            if length == 0 { return false }
             i += length
         }
         return true
+    }
+
+    /// The length of the well-formed sequence of 2 to 4 bytes that starts at `p[i]` (a byte
+    /// 0x80 or above), 0 when there is none. The second byte's range depends on the first; the
+    /// others are 80...BF.
+    @inline(__always)
+    private static func sequenceLength(_ p: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
+        var low: UInt8 = 0x80, high: UInt8 = 0xBF
+        let length: Int
+        switch p[i] {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; low = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; high = 0x9F
+        case 0xF0: length = 4; low = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; high = 0x8F
+        default: return 0
+        }
+        guard p.count - i >= length, p[i + 1] >= low, p[i + 1] <= high else { return 0 }
+        for k in 2..<length where p[i + k] & 0xC0 != 0x80 { return 0 }
+        return length
     }
 
     /// `ProtobufScanner.scan(bytes, maxFields:) != nil`: the whole of `p` is well-formed fields,

@@ -107,7 +107,7 @@ extension KnownValueMatcher {
     /// JSON escapes (`pa%73sword`, `p\u0061ssword`, `pa%2573sword`): how the walk may read a key.
     private func mayHoldKey(_ name: String, _ keys: FoldedKeySearch) -> Bool {
         var name = name
-        return name.withUTF8 { keys.isFound(in: $0) } || (name.utf8.contains(0x25) && mayHoldKey(Array(name.utf8)[...], keys))
+        return name.withUTF8 { b in keys.isFound(in: b) || (b.contains(0x25) && mayHoldKey(ArraySlice(b), keys)) }
     }
 
     private func mayHoldKey(_ bytes: ArraySlice<UInt8>, _ keys: FoldedKeySearch) -> Bool {
