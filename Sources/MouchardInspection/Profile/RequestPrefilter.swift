@@ -79,8 +79,12 @@ extension KnownValueMatcher {
             r.headers.append(headerSpans.spans(of: field.valueBytes) { spans($0[...]) })
             // Keys are header names, cookie names, form, query and JSON keys, some of them
             // percent-encoded or JSON-escaped, and keys of forms and documents inside header values.
+            // A name is read as a value is, answers remembered in the same cache (apps send the
+            // same names with every request): JSON escapes are undone too, which only a name
+            // holding `\` could need; a yes there walks the request whole, never less.
             if cleartext, !hasCredentials {
-                hasCredentials = kind == .authorization || mayHoldKey(field.name, passwordKeys)
+                hasCredentials = kind == .authorization
+                    || name.withUTF8 { b in keyAnswers.map { $0.answer(for: b) { mayHoldKey(ArraySlice($0), passwordKeys) } } ?? mayHoldKey(ArraySlice(b), passwordKeys) }
                     || keyAnswers.map { $0.answer(for: field.valueBytes) { mayHoldKey($0[...], passwordKeys) } }
                     ?? mayHoldKey(field.valueBytes[...], passwordKeys)
             }
@@ -105,11 +109,6 @@ extension KnownValueMatcher {
 
     /// One of `keys` is in `bytes` as written or after undoing up to three rounds of percent and
     /// JSON escapes (`pa%73sword`, `p\u0061ssword`, `pa%2573sword`): how the walk may read a key.
-    private func mayHoldKey(_ name: String, _ keys: FoldedKeySearch) -> Bool {
-        var name = name
-        return name.withUTF8 { b in keys.isFound(in: b) || (b.contains(0x25) && mayHoldKey(ArraySlice(b), keys)) }
-    }
-
     private func mayHoldKey(_ bytes: ArraySlice<UInt8>, _ keys: FoldedKeySearch) -> Bool {
         if keys.isFound(in: bytes) { return true }
         var text = bytes
