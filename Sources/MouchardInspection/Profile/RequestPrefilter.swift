@@ -644,7 +644,9 @@ nonisolated(unsafe) let spanLaneTable: UnsafePointer<UInt64> = {
         table[SpanLanes.keepEntry + v] = keep
         // Lane 2 counts a word's bytes that are not ASCII.
         table[SpanLanes.addEntry + v] = keep & SpanLanes.ones & (b >= 0x80 ? ~0 : ~(1 << 32))
-        table[SpanLanes.stopEntry + v] = check ? SpanLanes.checkStop : ~(keep << 1) & SpanLanes.high
+        // A hex run that a glue byte ends is no whole value (`hexRunMatters`): no event for it.
+        let ended = ~(keep << 1) & SpanLanes.high & (isHexGlue(b) ? ~(0x8000 << 16) : ~0)
+        table[SpanLanes.stopEntry + v] = check ? SpanLanes.checkStop : ended
     }
     return UnsafePointer(table)
 }()
