@@ -41,4 +41,20 @@ import MouchardFlow
         }
         #expect(wrong.withLock { $0 } == 0)
     }
+
+    /// Answers looked up by a buffer (header names) and by an array (values) share one cache:
+    /// either way the answer is the computation's, for values that take each other's slots too.
+    @Test func buffersAndArraysGetTheComputedAnswer() {
+        let cache = HeaderValueCache<Int>()
+        func compute(_ b: UnsafeBufferPointer<UInt8>) -> Int { b.reduce(7) { $0 &* 31 &+ Int($1) } }
+        for round in 0..<2 {
+            for (i, v) in Self.values.enumerated() {
+                let expected = v.withUnsafeBufferPointer(compute)
+                let got = (i + round) % 2 == 0
+                    ? v.withUnsafeBufferPointer { cache.answer(for: $0, compute) }
+                    : cache.answer(for: v) { $0.withUnsafeBufferPointer(compute) }
+                #expect(got == expected)
+            }
+        }
+    }
 }

@@ -51,6 +51,10 @@ import MouchardFlow
             "6c756361732e6265726e617264406578616d706c652e6e6574", "bHVjYXMuYmVybmFyZEBleGFtcGxlLm5ldA==",
             "{\"a\":\"\\u00e9\",\"b\":[1,2,3],\"z\":\"x\u{1}\"}", "\u{1F}\u{8B}\u{8}", "x\u{DA}", "x^", "x\u{1}",
             "Bearer hpIcUULKQ1Yxtj0rbvc7X84yyEONTu0FVyaGAPw0", "Chatterly/5.12.0 (iPhone; iOS 17.1.2; Scale/3.00)",
+            // Name parts at the edges of words (matched as patterns): `-` and `'` before a word,
+            // bytes >= `A` glued on either side, other cases, bytes that are not ASCII.
+            "x-lucas", "--lucas", "'lucas'", "-'Lucas-", "lucas_x", "_lucas", "lucasé", "élucas", "LuCaS", "1lucas2",
+            "a'-lucas", "[lucas]", "lucas\\u00e9", "Léa Roux", "lea;roux", "ROUX", "Roux'", "hugo-lefevre", "ines\u{80}",
         ]
         for kv in Self.matchers {
             for c in cases { same(kv, Array(c.utf8)) }

@@ -10,10 +10,15 @@ public struct MultiPatternMatcher: Sendable {
         public var caseSensitive: Bool
         /// Require that the bytes before and after the match are not ASCII letters or digits.
         public var wordBoundary: Bool
-        public init(bytes: [UInt8], caseSensitive: Bool = false, wordBoundary: Bool = true) {
+        /// Require that the match is a whole name-like word (`isNameWordByte`): no such byte
+        /// after it, none before it but `-` and `'` (a word starts at its first byte >= `A`).
+        /// The span scan's name parts.
+        public var nameWord: Bool
+        public init(bytes: [UInt8], caseSensitive: Bool = false, wordBoundary: Bool = true, nameWord: Bool = false) {
             self.bytes = bytes
             self.caseSensitive = caseSensitive
             self.wordBoundary = wordBoundary
+            self.nameWord = nameWord
         }
     }
 
@@ -198,7 +203,7 @@ public struct MultiPatternMatcher: Sendable {
             for (i, p) in patterns.enumerated() {
                 patStart[i] = Int32(b)
                 patLength[i] = Int32(p.bytes.count)
-                patFlags[i] = (p.caseSensitive ? 1 : 0) | (p.wordBoundary ? 2 : 0)
+                patFlags[i] = (p.caseSensitive ? 1 : 0) | (p.wordBoundary ? 2 : 0) | (p.nameWord ? 4 : 0)
                 (patBytes + b).initialize(from: p.bytes, count: p.bytes.count)
                 b += p.bytes.count
             }
@@ -225,6 +230,12 @@ public struct MultiPatternMatcher: Sendable {
                 if isASCIIAlnum(p[0]), start > 0, isASCIIAlnum(h[start - 1]) { return nil }
                 if isASCIIAlnum(p[length - 1]), end < n, isASCIIAlnum(h[end]) { return nil }
             }
+            if flags & 4 != 0 {
+                if end < n, isNameWordByte(h[end]) { return nil }
+                var k = start - 1
+                while k >= 0, h[k] == 0x2D || h[k] == 0x27 { k -= 1 }
+                if k >= 0, isNameWordByte(h[k]) { return nil }
+            }
             return Match(pattern: pi, start: start, end: end)
         }
     }
@@ -232,6 +243,11 @@ public struct MultiPatternMatcher: Sendable {
 
 @inline(__always)
 func foldASCII(_ b: UInt8) -> UInt8 { (b >= 0x41 && b <= 0x5A) ? b | 0x20 : b }
+
+/// A byte of a name-like word as the span scan reads them: `A` and above (every non-ASCII byte
+/// too), `-`, `'`.
+@inline(__always)
+func isNameWordByte(_ b: UInt8) -> Bool { b >= 0x41 || b == 0x2D || b == 0x27 }
 
 @inline(__always)
 func isASCIIAlnum(_ b: UInt8) -> Bool {

@@ -6,15 +6,34 @@
 /// `ByteCodecs.looksLikeText` (no `String` is made to validate UTF-8), `isProtobufMessage` is
 /// `ProtobufScanner.scan(...) != nil` (no field array, no copy of the bytes).
 enum DecodedBytesShape {
-    /// `ByteCodecs.looksLikeText`: not empty, valid UTF-8 (checked first: random bytes fail it
-    /// at once), and at most one byte in ten a control byte other than tab, LF and CR.
+    /// `ByteCodecs.looksLikeText`: not empty, valid UTF-8 (random bytes fail it at once), and at
+    /// most one byte in ten a control byte other than tab, LF and CR. One pass: printable ASCII
+    /// 8 bytes at a time, other ASCII bytes counted, longer sequences checked as
+    /// `UTF8Validation` does.
     static func looksLikeText(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard !p.isEmpty, UTF8Validation.isValid(p) else { return false }
+        guard let base = p.baseAddress, !p.isEmpty else { return false }
+        let n = p.count
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         var bad = 0
-        for b in p where b < 0x20 || b == 0x7F {
-            if b != 0x09, b != 0x0A, b != 0x0D { bad += 1 }
+        var i = 0
+        while i < n {
+            if i + 8 <= n {
+                let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let below20 = (x &- 0x20 &* ones) & ~x & highs
+                let del = ((x ^ 0x7F &* ones) &- ones) & ~(x ^ 0x7F &* ones) & highs
+                if (x & highs) | below20 | del == 0 { i += 8; continue }
+            }
+            let b = p[i]
+            if b < 0x80 {
+                if (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) || b == 0x7F { bad += 1 }
+                i += 1
+                continue
+            }
+            let length = UTF8Validation.sequenceLength(p, at: i)
+            if length == 0 { return false }
+            i += length
         }
-        return bad * 10 <= p.count
+        return bad * 10 <= n
     }
 
     /// `ProtobufScanner.scan(bytes, maxFields:) != nil`: the whole of `p` is well-formed fields,

@@ -56,10 +56,22 @@ extension KnownValueMatcher {
         guard count >= 4 else { return false }
         let values = base64Values
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { out -> Bool in
+            // Four characters (three bytes) a round, then the last two or three bit by bit.
+            var i = 0
+            var k = 0
+            while i + 4 <= n {
+                let a = values[Int(run[i])], b = values[Int(run[i + 1])], c = values[Int(run[i + 2])], d = values[Int(run[i + 3])]
+                if a | b | c | d > 63 { return false }
+                let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                out[k] = UInt8(truncatingIfNeeded: word >> 16)
+                out[k + 1] = UInt8(truncatingIfNeeded: word >> 8)
+                out[k + 2] = UInt8(truncatingIfNeeded: word)
+                i += 4
+                k += 3
+            }
             var acc: UInt32 = 0
             var bits: UInt32 = 0
-            var k = 0
-            for i in 0..<n {
+            for i in i..<n {
                 let v = values[Int(run[i])]
                 if v > 63 { return false }
                 acc = acc << 6 | UInt32(v)
@@ -86,8 +98,8 @@ extension KnownValueMatcher {
     /// checked first: most runs are parts of UUIDs); a run that may be is decoded when it is
     /// `hexText`, and its text scanned.
     func hexRunMatters(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, context: SpanContext) -> Bool {
-        if s > 0, hexGlue(p[s - 1]) { return false }
-        if e < p.count, hexGlue(p[e]) { return false }
+        if s > 0, isHexGlue(p[s - 1]) { return false }
+        if e < p.count, isHexGlue(p[e]) { return false }
         guard hexText(p, s, e) else { return false }
         guard context.depth < SpanContext.maxDecodeDepth, e - s <= 1 << 16, (e - s) % 2 == 0 else { return true }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: (e - s) / 2) { out -> Bool in
@@ -101,12 +113,15 @@ extension KnownValueMatcher {
         }
     }
 
-    /// A byte that no walk cuts a value at (and that no unescaping without a span removes).
-    @inline(__always)
-    private func hexGlue(_ b: UInt8) -> Bool {
-        let lower = b | 0x20
-        return (lower >= 0x61 && lower <= 0x7A) || b == 0x2D || b == 0x5F || b == 0x2E
-    }
+}
+
+/// A byte that no walk cuts a value at (and that no unescaping without a span removes): a hex
+/// run next to one is never a whole value (`hexRunMatters`). The span scan has no event for a
+/// hex run that such a byte ends (`spanLaneTable`).
+@inline(__always)
+func isHexGlue(_ b: UInt8) -> Bool {
+    let lower = b | 0x20
+    return (lower >= 0x61 && lower <= 0x7A) || b == 0x2D || b == 0x5F || b == 0x2E
 }
 
 /// `ByteCodecs.base64Value` of every byte, 0xFF for bytes outside both alphabets (never freed;

@@ -24,15 +24,69 @@ final class HeaderValueCache<Answer: Sendable>: Sendable {
     /// The answer for `value`: cached, or `compute(value)` (then cached).
     func answer(for value: [UInt8], _ compute: ([UInt8]) -> Answer) -> Answer {
         guard value.count <= Self.maxValueBytes else { return compute(value) }
-        let slot = Int(truncatingIfNeeded: fnv1a(value)) & (Self.slotCount - 1)
+        return value.withUnsafeBytes { bytes in
+            answer(for: bytes, { _ in compute(value) }, copy: { _ in value })
+        }
+    }
+
+    /// The answer for the bytes `value` points to: cached, or `compute(value)` (then cached, in
+    /// an array made only then).
+    func answer(for value: UnsafeBufferPointer<UInt8>, _ compute: (UnsafeBufferPointer<UInt8>) -> Answer) -> Answer {
+        guard value.count <= Self.maxValueBytes else { return compute(value) }
+        return answer(for: UnsafeRawBufferPointer(value), { _ in compute(value) }, copy: { _ in Array(value) })
+    }
+
+    private func answer(for bytes: UnsafeRawBufferPointer, _ compute: (UnsafeRawBufferPointer) -> Answer,
+                        copy: (UnsafeRawBufferPointer) -> [UInt8]) -> Answer {
+        let slot = Self.slot(of: bytes)
         let known = slots.withLock { slots -> Answer? in
-            guard let entry = slots[slot], entry.value == value else { return nil }
+            guard let entry = slots[slot], entry.value.withUnsafeBytes({ Self.same($0, bytes) }) else { return nil }
             return entry.answer
         }
         if let known { return known }
-        let found = compute(value)
-        slots.withLock { $0[slot] = Entry(value: value, answer: found) }
+        let found = compute(bytes)
+        let entry = Entry(value: copy(bytes), answer: found)
+        slots.withLock { $0[slot] = entry }
         return found
+    }
+
+    /// The slot of `value`: a multiply-and-rotate hash of its bytes read 8 at a time (the last
+    /// word padded with zeros), and of its length.
+    private static func slot(of raw: UnsafeRawBufferPointer) -> Int {
+        do {
+            var h = UInt64(raw.count) &* 0x9E37_79B9_7F4A_7C15
+            var i = 0
+            while i + 8 <= raw.count {
+                h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x100_0000_01b3
+                h ^= h >> 29
+                i += 8
+            }
+            var last: UInt64 = 0
+            var shift: UInt64 = 0
+            while i < raw.count {
+                last |= UInt64(raw[i]) << shift
+                shift += 8
+                i += 1
+            }
+            h = (h ^ last) &* 0x100_0000_01b3
+            h ^= h >> 32
+            return Int(truncatingIfNeeded: h) & (slotCount - 1)
+        }
+    }
+
+    /// The same bytes, compared 8 at a time.
+    private static func same(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Bool {
+        guard x.count == y.count else { return false }
+        var i = 0
+        while i + 8 <= x.count {
+            if x.loadUnaligned(fromByteOffset: i, as: UInt64.self) != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+            i += 8
+        }
+        while i < x.count {
+            if x[i] != y[i] { return false }
+            i += 1
+        }
+        return true
     }
 }
 

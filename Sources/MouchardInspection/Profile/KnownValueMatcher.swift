@@ -43,10 +43,13 @@ public struct KnownValueMatcher: Sendable {
         let namePartHashes: [UInt64]
         /// Spans of header values already scanned (see `HeaderSpanCache`).
         let headerSpans = HeaderSpanCache()
+        /// The span scan's automaton: the variants and the name parts (`spanMatcher(variants:nameParts:)`).
+        let spanMatcher: MultiPatternMatcher
         init(matcher: MultiPatternMatcher, targets: [Target], phoneDigits: [String: [Target]],
              nameParts: [String: [(name: Int, part: Int)]], splitNames: [(target: Target, parts: Int)],
              namePartLengths: Set<Int>, namePartHashes: [UInt64]) {
             self.matcher = matcher
+            self.spanMatcher = KnownValueMatcher.spanMatcher(variants: matcher.patterns, nameParts: nameParts.keys.sorted())
             self.targets = targets
             self.variantTexts = matcher.patterns.map { String(decoding: $0.bytes, as: UTF8.self) }
             self.phoneDigits = phoneDigits
@@ -60,6 +63,8 @@ public struct KnownValueMatcher: Sendable {
     private let tables: Tables
 
     public var matcher: MultiPatternMatcher { tables.matcher }
+    /// The span scan's automaton (see `spanMatcher(variants:nameParts:)`).
+    var spanMatcher: MultiPatternMatcher { tables.spanMatcher }
     /// Spans of header values already scanned, shared by every copy of this matcher.
     var headerSpans: HeaderSpanCache { tables.headerSpans }
     public var targets: [Target] { tables.targets }

@@ -79,8 +79,12 @@ extension KnownValueMatcher {
             r.headers.append(headerSpans.spans(of: field.valueBytes) { spans($0[...]) })
             // Keys are header names, cookie names, form, query and JSON keys, some of them
             // percent-encoded or JSON-escaped, and keys of forms and documents inside header values.
+            // A name is read as a value is, answers remembered in the same cache (apps send the
+            // same names with every request): JSON escapes are undone too, which only a name
+            // holding `\` could need; a yes there walks the request whole, never less.
             if cleartext, !hasCredentials {
-                hasCredentials = kind == .authorization || mayHoldKey(field.name, passwordKeys)
+                hasCredentials = kind == .authorization
+                    || name.withUTF8 { b in keyAnswers.map { $0.answer(for: b) { mayHoldKey(ArraySlice($0), passwordKeys) } } ?? mayHoldKey(ArraySlice(b), passwordKeys) }
                     || keyAnswers.map { $0.answer(for: field.valueBytes) { mayHoldKey($0[...], passwordKeys) } }
                     ?? mayHoldKey(field.valueBytes[...], passwordKeys)
             }
@@ -105,11 +109,6 @@ extension KnownValueMatcher {
 
     /// One of `keys` is in `bytes` as written or after undoing up to three rounds of percent and
     /// JSON escapes (`pa%73sword`, `p\u0061ssword`, `pa%2573sword`): how the walk may read a key.
-    private func mayHoldKey(_ name: String, _ keys: FoldedKeySearch) -> Bool {
-        var name = name
-        return name.withUTF8 { keys.isFound(in: $0) } || (name.utf8.contains(0x25) && mayHoldKey(Array(name.utf8)[...], keys))
-    }
-
     private func mayHoldKey(_ bytes: ArraySlice<UInt8>, _ keys: FoldedKeySearch) -> Bool {
         if keys.isFound(in: bytes) { return true }
         var text = bytes
@@ -129,8 +128,16 @@ extension KnownValueMatcher {
     /// before.
     private func keyUnescaped(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
         let mayMakeLetter = bytes.withUnsafeBufferPointer { p -> Bool in
+            guard let base = p.baseAddress else { return false }
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
             var i = 0
             while i < p.count {
+                // 8 bytes at a time while none is `%` or `\` (most text).
+                if i + 8 <= p.count {
+                    let x = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                    let percent = x ^ (0x25 &* ones), backslash = x ^ (0x5C &* ones)
+                    if ((percent &- ones) & ~percent | (backslash &- ones) & ~backslash) & highs == 0 { i += 8; continue }
+                }
                 let b = p[i]
                 if b == 0x5C, i + 1 < p.count {
                     switch p[i + 1] {
@@ -210,7 +217,7 @@ extension KnownValueMatcher {
     /// run, hex run, name-like word, stretch of digits and phone separators. A byte's entries in
     /// `spanLaneTable` keep the lanes it continues (+1) and clear the others; one test per byte
     /// tells whether a lane that the byte ends was long enough to look at (base64 ≥ 10, 12 with
-    /// padding, hex ≥ 8, word ≥ the shortest name part, digits and separators ≥ 6 or 9), or
+    /// padding, hex ≥ 8, a word with a byte that is not ASCII, digits and separators ≥ 6 or 9), or
     /// whether the byte needs a check of its own (`\`, `%`, `.`, the second byte of compression
     /// magic). Only then does `laneEvent` run the checks of the separate scans this pass
     /// replaces, on the run that ended: the spans are the same (`SpanScanTests` compares them
@@ -219,7 +226,7 @@ extension KnownValueMatcher {
         guard let h = p.baseAddress else { return }
         let n = p.count
         let table = spanLaneTable
-        let automaton = matcher.automaton
+        let automaton = spanMatcher.automaton
         let accepting = automaton.firstAccepting
         var lanes = SpanLanes(p, base: base, bias: spanLaneBias, context: context)
         let bias = lanes.bias
@@ -304,10 +311,14 @@ extension KnownValueMatcher {
             if hexRunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000_0000 != 0 {
-            // A word starts at its first byte >= `A` (not at `-` or `'`).
-            var s = i - lanes.take(ended, 2)
+            // A word with a byte that is not ASCII ended (the lane counts those bytes): it counts
+            // at a name part's length (`namePartWord`). It starts at its first byte >= `A` (not
+            // at `-` or `'`). ASCII words are the automaton's (`spanMatcher`).
+            _ = lanes.take(ended, 2)
+            var s = i
+            while s > 0, isNameWordByte(p[s - 1]) { s -= 1 }
             while s < i, p[s] < 0x41 { s += 1 }
-            if s < i, hasNamePartLength(i - s), namePartWord(p, s, i) { out.appendSpan((base + s)..<(base + i)) }
+            if s < i, hasNamePartLength(i - s) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000_0000_0000 != 0 {
             let s = i - lanes.take(ended, 3)
@@ -319,7 +330,23 @@ extension KnownValueMatcher {
     /// The matcher's confirmed matches for the accepting automaton `state` at `i`.
     @inline(never)
     private func matched(_ state: Int, endingAt i: Int, _ h: UnsafePointer<UInt8>, count n: Int, base: Int, into out: inout [Range<Int>]) {
-        matcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in out.appendSpan((base + m.start)..<(base + m.end)) }
+        spanMatcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in out.appendSpan((base + m.start)..<(base + m.end)) }
+    }
+
+    /// The span scan's automaton: the variants, and each name part that an ASCII word can be
+    /// (`nameWord` patterns: whole words, any ASCII case). A word is a span when it is a part
+    /// (`namePartWord`); for a word of ASCII bytes that is exactly a match of one of these (a
+    /// part whose first byte is below `A` or that holds a byte no word holds is no word, and a
+    /// part that is not ASCII only equals words that are not, read by lane 2), so the scan
+    /// needs no event per word.
+    static func spanMatcher(variants: [MultiPatternMatcher.Pattern], nameParts: [String]) -> MultiPatternMatcher {
+        var patterns = variants
+        for part in nameParts {
+            let bytes = Array(part.utf8)
+            guard let first = bytes.first, first >= 0x41, bytes.allSatisfy({ $0 < 0x80 && isNameWordByte($0) }) else { continue }
+            patterns.append(.init(bytes: bytes, caseSensitive: false, wordBoundary: false, nameWord: true))
+        }
+        return MultiPatternMatcher(patterns: patterns)
     }
 
     /// A byte with a check of its own: JSON escapes, percent-escapes, compression magic, decimal
@@ -390,7 +417,10 @@ extension KnownValueMatcher {
         }
     }
 
-    /// The word `p[s..<e]` is (folded) a part of a profile name; non-ASCII words of a part's length always count.
+    /// The span scan's reading of a name-like word (what the scan does without calling it: ASCII
+    /// words are `spanMatcher` patterns, words with other bytes count at a part's length): the
+    /// word `p[s..<e]` is (folded) a part of a profile name; non-ASCII words of a part's length
+    /// always count.
     func namePartWord(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Bool {
         guard hasNamePartLength(e - s) else { return false }
         // An ASCII word whose first or last byte no part has (`namePartEdges`), or that no part
@@ -444,13 +474,18 @@ extension KnownValueMatcher {
         var i = s
         var alnum = false
         var control = 0
+        // More control bytes than that and it is no text (most digit runs, read as hex, stop here).
+        let limit = (e - s) / 2
         while i < e {
             let b = hexNibble(p[i])! << 4 | hexNibble(p[i + 1])!
-            if (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) || b == 0x7F { control += 1 }
+            if (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) || b == 0x7F {
+                control += 1
+                if control * 10 > limit { return false }
+            }
             if isASCIIAlnum(b) { alnum = true }
             i += 2
         }
-        return alnum && control * 10 <= (e - s) / 2
+        return alnum
     }
 
     /// The decimal number around `dot` when it is within 0.05° of the profile's latitude (3 km are
@@ -492,8 +527,9 @@ extension KnownValueMatcher {
 }
 
 /// The four run lengths of the span scan, 16 bits each in one `UInt64`, and what happens when a
-/// run ends: lane 0 base64 alphabet, lane 1 hex digits, lane 2 name-like word (bytes `A` and
-/// above, `-`, `'`; the word itself starts at its first byte >= `A`), lane 3 digits and phone
+/// run ends: lane 0 base64 alphabet, lane 1 hex digits, lane 2 the bytes that are not ASCII in
+/// a name-like word (bytes `A` and above, `-`, `'`; the word itself starts at its first byte
+/// >= `A`; ASCII words are read by the automaton, see `spanMatcher(variants:nameParts:)`), lane 3 digits and phone
 /// separators (` `, `-`, `.`, `(`, `)`, `/`, `+`). Digit runs (fixed-point coordinates) have no
 /// lane: they are read in the stretch that holds them, when it ends.
 /// Lanes stay below 0x8000, so a lane's length ≥ its threshold T shows as the lane's top bit of
@@ -534,7 +570,8 @@ struct SpanLanes {
             guard let threshold else { return 0 }
             return UInt64(0x8000 - min(max(threshold, 1), 0xFF)) << (16 * k)
         }
-        let shortestPart = bits != 0 ? bits.trailingZeroBitCount : namePartLengths == 0 ? nil : 64
+        // One byte that is not ASCII in a word (ASCII words are matched as patterns).
+        let shortestPart: Int? = bits != 0 || namePartLengths != 0 ? 1 : nil
         let stretch: Int? = coordinates ? 6 : phones ? 9 : nil
         return lane(10, 0) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
     }
@@ -605,8 +642,11 @@ nonisolated(unsafe) let spanLaneTable: UnsafePointer<UInt64> = {
         }
         let check = b == 0x5C || b == 0x25 || b == 0x2E || b == 0x8B || b == 0x01 || b == 0x5E || b == 0x9C || b == 0xDA
         table[SpanLanes.keepEntry + v] = keep
-        table[SpanLanes.addEntry + v] = keep & SpanLanes.ones
-        table[SpanLanes.stopEntry + v] = check ? SpanLanes.checkStop : ~(keep << 1) & SpanLanes.high
+        // Lane 2 counts a word's bytes that are not ASCII.
+        table[SpanLanes.addEntry + v] = keep & SpanLanes.ones & (b >= 0x80 ? ~0 : ~(1 << 32))
+        // A hex run that a glue byte ends is no whole value (`hexRunMatters`): no event for it.
+        let ended = ~(keep << 1) & SpanLanes.high & (isHexGlue(b) ? ~(0x8000 << 16) : ~0)
+        table[SpanLanes.stopEntry + v] = check ? SpanLanes.checkStop : ended
     }
     return UnsafePointer(table)
 }()
