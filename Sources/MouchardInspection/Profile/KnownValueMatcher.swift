@@ -33,6 +33,10 @@ public struct KnownValueMatcher: Sendable {
         let targets: [Target]
         /// Each variant as text (same index as `targets`): the evidence of a hit that matched it byte for byte.
         let variantTexts: [String]
+        /// Every variant's bytes end to end, variant i at `variantStarts[i]..<variantStarts[i + 1]`:
+        /// a hit is compared with its variant without reaching into the matcher's patterns.
+        let variantBytes: [UInt8]
+        let variantStarts: [Int]
         let phoneDigits: [String: [Target]]
         /// The lengths of `phoneDigits`' keys as a bit set (bit n: some key has n digits, n < 64):
         /// a run whose digits no key can have is not looked up.
@@ -49,6 +53,8 @@ public struct KnownValueMatcher: Sendable {
             self.matcher = matcher
             self.targets = targets
             self.variantTexts = matcher.patterns.map { String(decoding: $0.bytes, as: UTF8.self) }
+            self.variantBytes = matcher.patterns.flatMap(\.bytes)
+            self.variantStarts = matcher.patterns.reduce(into: [0]) { starts, p in starts.append((starts.last ?? 0) + p.bytes.count) }
             self.phoneDigits = phoneDigits
             self.phoneDigitLengths = phoneDigits.keys.reduce(0) { $1.utf8.count < 64 ? $0 | 1 << UInt64($1.utf8.count) : $0 }
             self.nameParts = nameParts
@@ -168,13 +174,20 @@ public struct KnownValueMatcher: Sendable {
     func forEachHit(in bytes: ArraySlice<UInt8>,
                     _ body: (_ index: Int?, _ phoneTarget: Target?, _ matched: String, _ isVariantText: Bool) -> Void) {
         let tables = tables
+        let matcher = tables.matcher
         bytes.withUnsafeBufferPointer { buf in
-            tables.matcher.forEachMatch(in: buf) { m in
-                let hit = UnsafeBufferPointer(rebasing: buf[m.start..<m.end])
-                if tables.matcher.patterns[m.pattern].bytes.withUnsafeBufferPointer({ sameBytes($0, hit) }) {
-                    body(m.pattern, nil, tables.variantTexts[m.pattern], true)
-                } else {
-                    body(m.pattern, nil, String(decoding: hit, as: UTF8.self), false)
+            tables.variantBytes.withUnsafeBufferPointer { flat in
+                tables.variantStarts.withUnsafeBufferPointer { starts in
+                    matcher.forEachMatch(in: buf) { m in
+                        let hit = UnsafeBufferPointer(rebasing: buf[m.start..<m.end])
+                        let p = m.pattern
+                        let own = p >= 0 && p + 1 < starts.count ? UnsafeBufferPointer(rebasing: flat[starts[p]..<starts[p + 1]]) : nil
+                        if let own, sameBytes(own, hit) {
+                            body(p, nil, tables.variantTexts[p], true)
+                        } else {
+                            body(p, nil, String(decoding: hit, as: UTF8.self), false)
+                        }
+                    }
                 }
             }
         }
