@@ -44,4 +44,29 @@ enum ByteSearch {
             return false
         }
     }
+
+    /// True when `bytes` holds an ASCII upper-case letter or `byte`.
+    static func containsUppercase(or byte: UInt8, in bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.withUnsafeBufferPointer { p -> Bool in
+            guard let base = p.baseAddress else { return false }
+            var k = 0
+            let n = p.count
+            while k + 8 <= n {
+                let w = UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self)
+                // Per byte on its low seven bits (no carry leaves a byte): at least `A`, not past
+                // `Z`, and an ASCII byte (high bit clear).
+                let low = w & ~highs
+                let atLeastA = low &+ ones &* (0x80 - 0x41)
+                let pastZ = low &+ ones &* (0x80 - 0x5B)
+                if (atLeastA & ~pastZ & ~w & highs) | matches(w, byte) != 0 { return true }
+                k += 8
+            }
+            while k < n {
+                let b = p[k]
+                if (b >= 0x41 && b <= 0x5A) || b == byte { return true }
+                k += 1
+            }
+            return false
+        }
+    }
 }

@@ -12,30 +12,22 @@ struct ContentTypeWords {
 
     init(_ contentType: String) {
         var text = contentType
-        self = text.withUTF8 { ContentTypeWords(scanning: $0, folding: false) }
-    }
-
-    /// The words of a value given as raw ASCII bytes, read as if lower-cased (`init(bytes.lowercased())`).
-    init(asciiFolding bytes: [UInt8]) {
-        self = bytes.withUnsafeBufferPointer { ContentTypeWords(scanning: $0, folding: true) }
-    }
-
-    /// The one pass: `folding` reads ASCII upper case as lower case (the words are lower case).
-    private init(scanning hay: UnsafeBufferPointer<UInt8>, folding: Bool) {
-        let n = hay.count
-        var i = 0
-        while i < n {
-            switch folding ? foldASCII(hay[i]) : hay[i] {
-            case UInt8(ascii: "m"): if !multipart { multipart = Self.has("multipart/", in: hay, at: i, folding: folding) }
-            case UInt8(ascii: "x"):
-                if !form { form = Self.has("x-www-form-urlencoded", in: hay, at: i, folding: folding) }
-                if !thrift { thrift = Self.has("x-thrift", in: hay, at: i, folding: folding) }
-            case UInt8(ascii: "g"): if !grpc { grpc = Self.has("grpc", in: hay, at: i, folding: folding) }
-            case UInt8(ascii: "p"): if !protobuf { protobuf = Self.has("protobuf", in: hay, at: i, folding: folding) }
-            case UInt8(ascii: "o"): if !octetStream { octetStream = Self.has("octet-stream", in: hay, at: i, folding: folding) }
-            default: break
+        text.withUTF8 { hay in
+            let n = hay.count
+            var i = 0
+            while i < n {
+                switch hay[i] {
+                case UInt8(ascii: "m"): if !multipart { multipart = Self.has("multipart/", in: hay, at: i) }
+                case UInt8(ascii: "x"):
+                    if !form { form = Self.has("x-www-form-urlencoded", in: hay, at: i) }
+                    if !thrift { thrift = Self.has("x-thrift", in: hay, at: i) }
+                case UInt8(ascii: "g"): if !grpc { grpc = Self.has("grpc", in: hay, at: i) }
+                case UInt8(ascii: "p"): if !protobuf { protobuf = Self.has("protobuf", in: hay, at: i) }
+                case UInt8(ascii: "o"): if !octetStream { octetStream = Self.has("octet-stream", in: hay, at: i) }
+                default: break
+                }
+                i += 1
             }
-            i += 1
         }
     }
 
@@ -48,11 +40,11 @@ struct ContentTypeWords {
     static let multipartWord = "multipart/"
 
     /// `word` sits in `hay` at `i`.
-    private static func has(_ word: StaticString, in hay: UnsafeBufferPointer<UInt8>, at i: Int, folding: Bool) -> Bool {
+    private static func has(_ word: StaticString, in hay: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
         let count = word.utf8CodeUnitCount
         guard i >= 0, count <= hay.count - i else { return false }
         let w = word.utf8Start
-        for k in 0..<count where (folding ? foldASCII(hay[i + k]) : hay[i + k]) != w[k] { return false }
+        for k in 0..<count where hay[i + k] != w[k] { return false }
         return true
     }
 }

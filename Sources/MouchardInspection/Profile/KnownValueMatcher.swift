@@ -328,6 +328,7 @@ public struct KnownValueMatcher: Sendable {
                 seen[name, default: [:]][part] = fields[i].origin
             }
         }
+        guard !seen.isEmpty else { return [] }
         var out: [(Target, FieldOrigin, String)] = []
         // In profile order (a dictionary's order changes from run to run: findings must not).
         for (name, parts) in seen.sorted(by: { $0.key < $1.key }) where parts.count == splitNames[name].parts {
