@@ -114,12 +114,16 @@ struct FieldWalker {
     /// `spans` (per header, over its value) skips headers and cookies that cannot hold a profile value.
     mutating func walkHeaders(_ headers: HTTPHeaders, spans: [[Range<Int>]]?) {
         var members: [NumberGroup.Member] = []
-        for (index, field) in headers.fields.enumerated() {
-            let headerSpans = spans?[index]
+        let fields = headers.fields
+        for index in fields.indices {
             // No span: nothing to find in it, but its number (if any) still joins the headers' group.
-            let quiet = headerSpans?.isEmpty == true
-            let number = parseDecimal(field.valueBytes[...])
+            // Read in place: most headers are passed over without copying their field.
+            let quiet = spans.map { $0[index].isEmpty } ?? false
+            let count = fields[index].valueBytes.count
+            let number = count >= 3 && count <= 24 ? parseDecimal(fields[index].valueBytes[...]) : nil
             if quiet, number == nil { continue }
+            let field = fields[index]
+            let headerSpans = spans?[index]
             let name = field.name.lowercased()
             if name == "cookie" {
                 if !quiet { walkCookies(field.valueBytes, spans: headerSpans) }
@@ -357,10 +361,34 @@ struct FieldWalker {
     }
 
     func boundaryParameter(_ contentType: String) -> String? {
+        var text = contentType
+        // ASCII text (every real header) is read as bytes: the same answer, without Foundation's
+        // search and the walk over characters.
+        if let ascii = text.withUTF8({ Self.asciiBoundaryParameter($0) }) { return ascii }
         guard let r = contentType.range(of: "boundary=") else { return nil }
         var b = contentType[r.upperBound...]
         if let semi = b.firstIndex(of: ";") { b = b[..<semi] }
         return b.trimmingCharacters(in: "\" ")
+    }
+
+    /// `boundaryParameter` of ASCII text: `.some(nil)` when it has none, nil when the text is not ASCII.
+    static func asciiBoundaryParameter(_ p: UnsafeBufferPointer<UInt8>) -> String?? {
+        guard p.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let needle: StaticString = "boundary="
+        let m = needle.utf8CodeUnitCount
+        guard p.count >= m else { return .some(nil) }
+        var at: Int?
+        for i in 0...(p.count - m) where (0..<m).allSatisfy({ p[i + $0] == needle.utf8Start[$0] }) {
+            at = i
+            break
+        }
+        guard let at else { return .some(nil) }
+        var start = at + m
+        var end = start
+        while end < p.count, p[end] != UInt8(ascii: ";") { end += 1 }
+        while start < end, p[start] == UInt8(ascii: "\"") || p[start] == UInt8(ascii: " ") { start += 1 }
+        while end > start, p[end - 1] == UInt8(ascii: "\"") || p[end - 1] == UInt8(ascii: " ") { end -= 1 }
+        return .some(String(decoding: UnsafeBufferPointer(rebasing: p[start..<end]), as: UTF8.self))
     }
 
     mutating func walkMultipart(_ bytes: ArraySlice<UInt8>, boundary: String, origin: FieldOrigin, depth: Int) {
