@@ -167,9 +167,19 @@ public struct JSONSkimmer: Sendable {
             guard records else { return read(depth: depth) }
             guard i < end, let kind = JSONSkimmer.kind(p[i]) else { return false }
             let slot = tape.count
-            tape.append(Entry(start: i, end: i, kind: kind, escaped: false, keyEscaped: memberKey.escaped,
-                              keyStart: memberKey.start, keyEnd: memberKey.end, next: slot + 1))
+            let start = i
+            let key = memberKey
             memberKey = (-1, -1, false)
+            // Strings and numbers (most values) are read, then recorded whole.
+            if kind == .string || kind == .number {
+                guard depth < maxDepth, kind == .string ? string() : number() else { return false }
+                tape.append(Entry(start: start, end: i, kind: kind, escaped: kind == .string && escaped, keyEscaped: key.escaped,
+                                  keyStart: key.start, keyEnd: key.end, next: slot + 1))
+                return true
+            }
+            // A container's place comes before its contents' (filled in once they are read).
+            tape.append(Entry(start: start, end: start, kind: kind, escaped: false, keyEscaped: key.escaped,
+                              keyStart: key.start, keyEnd: key.end, next: slot + 1))
             guard read(depth: depth), slot < tape.count else { return false }
             tape[slot].end = i
             tape[slot].next = tape.count
