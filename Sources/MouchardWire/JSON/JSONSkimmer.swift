@@ -278,8 +278,11 @@ public struct JSONSkimmer: Sendable {
         mutating func string() -> Bool {
             i += 1
             escaped = false
+            let special = JSONSkimmer.stringSpecialBytes
             while i < end {
                 let b = p[i]
+                // Most bytes are none of a quote, a backslash or a control byte: one look-up.
+                if !special[Int(b)] { i += 1; continue }
                 if b == UInt8(ascii: "\"") { i += 1; return true }
                 if b == UInt8(ascii: "\\") {
                     escaped = true
@@ -308,6 +311,14 @@ public struct JSONSkimmer: Sendable {
             return false
         }
     }
+
+    /// True for the bytes a JSON string's validation stops at: `"`, `\\` and control bytes (a
+    /// pointer: no retain or bounds check in the scan; never freed, written once before first use).
+    private nonisolated(unsafe) static let stringSpecialBytes: UnsafePointer<Bool> = {
+        let table = UnsafeMutablePointer<Bool>.allocate(capacity: 256)
+        for v in 0..<256 { table[v] = v < 0x20 || v == 0x22 || v == 0x5C }
+        return UnsafePointer(table)
+    }()
 
     private static func kind(_ first: UInt8) -> Kind? {
         switch first {
