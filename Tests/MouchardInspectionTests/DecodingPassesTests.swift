@@ -172,5 +172,20 @@ struct DecodingPassesTests {
         var accented = "multipart/form-data; boundary=é"
         #expect(accented.withUTF8 { FieldWalker.asciiBoundaryParameter($0) } == nil)
     }
+
+    /// A header's content type read from its bytes gives the words and text of its lower-cased value.
+    @Test func documentTypeIsTheLowerCasedValue() {
+        let values = ["application/json; charset=utf-8", "Application/JSON", "multipart/form-data; boundary=AbC", "application/x-www-form-urlencoded",
+                      "application/grpc+proto", "APPLICATION/X-PROTOBUF", "text/plain; charset=\u{E9}", "", "application/octet-stream",
+                      "application/x-thrift", "Multipart/Mixed; boundary=x"]
+        for value in values {
+            let field = HTTPField(name: "Content-Type", value: value)
+            let type = DocumentType(headerValue: field.valueBytes, lowercased: field.value.lowercased())
+            let reference = ContentTypeWords(value.lowercased())
+            #expect(type.lowercased == value.lowercased(), "\(value)")
+            #expect([type.words.multipart, type.words.form, type.words.grpc, type.words.protobuf, type.words.octetStream, type.words.thrift]
+                    == [reference.multipart, reference.form, reference.grpc, reference.protobuf, reference.octetStream, reference.thrift], "\(value)")
+        }
+    }
 }
 

@@ -252,21 +252,21 @@ struct FieldWalker {
         // No spans from the scan: a binary body (no text scan finds its fields), or one to decode
         // first; a decoded body typed as binary is walked whole too.
         if let pruning, !decodings.isEmpty {
-            spans = ByteCodecs.looksLikeText(body.prefix(512)) && !ContentTypeWords(content.type ?? "").readsProtobufFirst
+            spans = ByteCodecs.looksLikeText(body.prefix(512)) && !(content.type?.words.readsProtobufFirst ?? false)
                 ? pruning.spans(body[...]) : nil
         }
         if pruning != nil, let spans, spans.isEmpty { return }
-        let contentType = content.type ?? ""
+        let contentType = content.type ?? DocumentType(lowercased: "")
         let origin = FieldOrigin(location: "body", decodings: decodings)
         walkDocument(body[...], contentType: contentType, origin: origin, topLevel: true, depth: 0, spans: pruning == nil ? nil : spans,
                      document: body)
     }
 
-    /// `headers["Content-Type"]?.lowercased()` and the same for Content-Encoding, in one pass over
-    /// the fields comparing name bytes; ASCII values (all real ones) are folded without building
-    /// the text view first.
-    func contentHeaders(_ headers: HTTPHeaders) -> (type: String?, encoding: String?) {
-        var type: String?
+    /// The first Content-Type (its `DocumentType`: `headers["Content-Type"]?.lowercased()` made only
+    /// when needed) and `headers["Content-Encoding"]?.lowercased()`, in one pass over the fields
+    /// comparing name bytes; ASCII values (all real ones) are folded without building the text view first.
+    func contentHeaders(_ headers: HTTPHeaders) -> (type: DocumentType?, encoding: String?) {
+        var type: DocumentType?
         var encoding: String?
         for field in headers.fields {
             let isType: Bool
@@ -282,8 +282,11 @@ struct FieldWalker {
                 return true
             } ?? asciiCaseInsensitiveEquals(field.name, wanted.description)
             guard same else { continue }
-            let text = asciiLowercased(field.valueBytes) ?? field.value.lowercased()
-            if isType { type = text } else { encoding = text }
+            if isType {
+                type = DocumentType(headerValue: field.valueBytes, lowercased: asciiLowercased(field.valueBytes) ?? field.value.lowercased())
+            } else {
+                encoding = asciiLowercased(field.valueBytes) ?? field.value.lowercased()
+            }
             if type != nil, encoding != nil { break }
         }
         return (type, encoding)
@@ -309,10 +312,10 @@ struct FieldWalker {
     /// A whole document (a body, a multipart part): by content type, else by shape.
     /// `spans` (over `document`, the array `bytes` is a slice of; top-level bodies only) prune form
     /// pairs and JSON members.
-    mutating func walkDocument(_ bytes: ArraySlice<UInt8>, contentType: String, origin: FieldOrigin, topLevel: Bool, depth: Int,
+    mutating func walkDocument(_ bytes: ArraySlice<UInt8>, contentType: DocumentType, origin: FieldOrigin, topLevel: Bool, depth: Int,
                                spans: [Range<Int>]? = nil, document: [UInt8]? = nil) {
-        let words = ContentTypeWords(contentType)
-        if words.multipart, let boundary = boundaryParameter(contentType) {
+        let words = contentType.words
+        if words.multipart, let boundary = boundaryParameter(contentType.lowercased) {
             walkMultipart(bytes, boundary: boundary, origin: origin, depth: depth)
             return
         }
@@ -417,7 +420,7 @@ struct FieldWalker {
             var o = origin
             o.location = "multipart:" + name
             o.key = name
-            walkDocument(part, contentType: partType, origin: o, topLevel: false, depth: depth + 1)
+            walkDocument(part, contentType: DocumentType(lowercased: partType), origin: o, topLevel: false, depth: depth + 1)
         }
     }
 
@@ -595,7 +598,7 @@ struct FieldWalker {
         if let (inflated, how) = inflateByMagic(trimmed) {
             var o = origin
             o.decodings.append(how)
-            walkDocument(inflated[...], contentType: "", origin: o, topLevel: false, depth: depth + 1)
+            walkDocument(inflated[...], contentType: DocumentType(lowercased: ""), origin: o, topLevel: false, depth: depth + 1)
             return
         }
         let first = trimmed[trimmed.startIndex]
