@@ -123,16 +123,14 @@ public struct Inspector: Sendable {
 
     func profileDetections(_ kv: KnownValueMatcher, _ extracted: FieldExtractor.Result, into out: inout DetectionSet) {
         let fields = extracted.fields
-        for i in fields.indices {
-            kv.forEachHit(in: fields[i].bytes) { index, phoneTarget, matched, isVariantText in
-                let words = index.map { targetWords[$0] } ?? phoneTarget.map { phoneTargetWords[$0] ?? TargetWords($0) }
-                guard let words else { return }
-                let origin = fields[i].origin
-                let encoding = origin.encodingChain(first: words.chainFirst)
-                out.add(Detection(category: words.category, type: words.type, origin: origin, encoding: encoding, evidence: matched,
-                                  rule: words.rule, confidence: words.confidence, severity: words.severity, what: words.what,
-                                  maskedEvidence: isVariantText ? words.maskedVariant : nil))
-            }
+        kv.forEachHit(inFields: fields) { i, index, phoneTarget, matched, isVariantText in
+            let words = index.map { targetWords[$0] } ?? phoneTarget.map { phoneTargetWords[$0] ?? TargetWords($0) }
+            guard let words else { return }
+            let origin = fields[i].origin
+            let encoding = origin.encodingChain(first: words.chainFirst)
+            out.add(Detection(category: words.category, type: words.type, origin: origin, encoding: encoding, evidence: matched,
+                              rule: words.rule, confidence: words.confidence, severity: words.severity, what: words.what,
+                              maskedEvidence: isVariantText ? words.maskedVariant : nil))
         }
         for (t, origin, text) in kv.splitNameHits(extracted.fields) {
             out.add(Detection(category: t.category, type: t.type, origin: origin, encoding: origin.encodingChain(),

@@ -130,4 +130,62 @@ struct DecodingPassesTests {
         #expect(ContentTypeWords(ContentTypeWords.multipartWord + "form-data; boundary=b").multipart)
         #expect(!ContentTypeWords("text/plain").multipart)
     }
+
+    /// `ByteSearch`'s eight-bytes-at-a-time answers are the byte-by-byte ones.
+    @Test func byteSearchAgreesWithPlainSearches() {
+        let alphabet = Array("aZ%+=&.-AzM@[`{\u{7F}".utf8) + [0x80, 0xC1, 0xDA, 0x40, 0x5B, 0x00, 0xFF]
+        for bytes in samples(alphabet, maxLength: 40) {
+            let slice = bytes[...]
+            #expect(ByteSearch.contains(0x25, or: 0x2B, in: slice) == slice.contains { $0 == 0x25 || $0 == 0x2B }, "\(bytes)")
+            #expect(ByteSearch.containsUppercase(or: 0x3D, in: slice) == slice.contains { ($0 >= 0x41 && $0 <= 0x5A) || $0 == 0x3D },
+                    "\(bytes)")
+            for from in [0, 3, 9] {
+                let expected = slice.dropFirst(from).firstIndex(of: 0x26) ?? slice.endIndex
+                #expect(ByteSearch.index(of: 0x26, in: slice, from: from) == expected, "\(bytes) \(from)")
+            }
+            // Slices that do not start at 0.
+            if bytes.count > 5 {
+                let inner = bytes[2..<(bytes.count - 1)]
+                #expect(ByteSearch.index(of: 0x26, in: inner, from: 2) == (inner.firstIndex(of: 0x26) ?? inner.endIndex), "\(bytes)")
+                #expect(ByteSearch.contains(0x25, or: 0x2B, in: inner) == inner.contains { $0 == 0x25 || $0 == 0x2B }, "\(bytes)")
+            }
+        }
+    }
+
+    /// The multipart boundary read from ASCII bytes is the one the text search finds.
+    @Test func asciiBoundaryIsTheTextSearchOne() {
+        func reference(_ contentType: String) -> String? {
+            guard let r = contentType.range(of: "boundary=") else { return nil }
+            var b = contentType[r.upperBound...]
+            if let semi = b.firstIndex(of: ";") { b = b[..<semi] }
+            return b.trimmingCharacters(in: "\" ")
+        }
+        let types = ["multipart/form-data; boundary=abc", "multipart/form-data; boundary=\"a b\"; charset=x", "multipart/mixed",
+                     "multipart/form-data; boundary=", "multipart/form-data;boundary= \" x\" ", "boundary=;", "boundary",
+                     "multipart/x; boundary=a=b; boundary=c", "", "multipart/form-data; boundary=\"\"\""]
+        for t in types {
+            var text = t
+            let fast = text.withUTF8 { FieldWalker.asciiBoundaryParameter($0) }
+            #expect(fast != nil, "\(t)")
+            #expect(fast.flatMap { $0 } == reference(t), "\(t)")
+        }
+        var accented = "multipart/form-data; boundary=é"
+        #expect(accented.withUTF8 { FieldWalker.asciiBoundaryParameter($0) } == nil)
+    }
+
+    /// A header's content type read from its bytes gives the words and text of its lower-cased value.
+    @Test func documentTypeIsTheLowerCasedValue() {
+        let values = ["application/json; charset=utf-8", "Application/JSON", "multipart/form-data; boundary=AbC", "application/x-www-form-urlencoded",
+                      "application/grpc+proto", "APPLICATION/X-PROTOBUF", "text/plain; charset=\u{E9}", "", "application/octet-stream",
+                      "application/x-thrift", "Multipart/Mixed; boundary=x"]
+        for value in values {
+            let field = HTTPField(name: "Content-Type", value: value)
+            let type = DocumentType(headerValue: field.valueBytes, lowercased: field.value.lowercased())
+            let reference = ContentTypeWords(value.lowercased())
+            #expect(type.lowercased == value.lowercased(), "\(value)")
+            #expect([type.words.multipart, type.words.form, type.words.grpc, type.words.protobuf, type.words.octetStream, type.words.thrift]
+                    == [reference.multipart, reference.form, reference.grpc, reference.protobuf, reference.octetStream, reference.thrift], "\(value)")
+        }
+    }
 }
+

@@ -6,7 +6,7 @@ enum ByteCodecs {
     /// Percent-decodes `bytes` (`+` → space when `plusAsSpace`). Returns nil when nothing changed.
     static func percentDecode(_ bytes: ArraySlice<UInt8>, plusAsSpace: Bool) -> [UInt8]? {
         // Most names and values hold neither: answer before allocating.
-        guard bytes.contains(where: { $0 == 0x25 || ($0 == 0x2B && plusAsSpace) }) else { return nil }
+        guard ByteSearch.contains(0x25, or: plusAsSpace ? 0x2B : 0x25, in: bytes) else { return nil }
         var changed = false
         let out = bytes.withUnsafeBufferPointer { p in
             [UInt8](unsafeUninitializedCapacity: p.count) { buffer, count in

@@ -28,17 +28,35 @@ enum ByteSearch {
 
     /// True when `bytes` holds `a` or `b`.
     static func contains(_ a: UInt8, or b: UInt8, in bytes: ArraySlice<UInt8>) -> Bool {
+        contains(in: bytes, word: { matches($0, a) | matches($0, b) != 0 }, byte: { $0 == a || $0 == b })
+    }
+
+    /// True when `bytes` holds an ASCII upper-case letter or `byte`.
+    static func containsUppercase(or byte: UInt8, in bytes: ArraySlice<UInt8>) -> Bool {
+        contains(in: bytes, word: { w in
+            // Per byte on its low seven bits (no carry leaves a byte): at least `A`, not past `Z`,
+            // and an ASCII byte (high bit clear).
+            let low = w & ~highs
+            let atLeastA = low &+ ones &* (0x80 - 0x41)
+            let pastZ = low &+ ones &* (0x80 - 0x5B)
+            return (atLeastA & ~pastZ & ~w & highs) | matches(w, byte) != 0
+        }, byte: { ($0 >= 0x41 && $0 <= 0x5A) || $0 == byte })
+    }
+
+    /// True when some eight bytes of `bytes` pass `word` (read as one little-endian word), or some
+    /// byte of the last fewer than eight passes `byte`: the two tests must agree.
+    @inline(__always)
+    private static func contains(in bytes: ArraySlice<UInt8>, word: (UInt64) -> Bool, byte: (UInt8) -> Bool) -> Bool {
         bytes.withUnsafeBufferPointer { p -> Bool in
             guard let base = p.baseAddress else { return false }
             var k = 0
             let n = p.count
             while k + 8 <= n {
-                let w = UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self)
-                if matches(w, a) | matches(w, b) != 0 { return true }
+                if word(UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self)) { return true }
                 k += 8
             }
             while k < n {
-                if p[k] == a || p[k] == b { return true }
+                if byte(p[k]) { return true }
                 k += 1
             }
             return false

@@ -12,22 +12,31 @@ struct ContentTypeWords {
 
     init(_ contentType: String) {
         var text = contentType
-        text.withUTF8 { hay in
-            let n = hay.count
-            var i = 0
-            while i < n {
-                switch hay[i] {
-                case UInt8(ascii: "m"): if !multipart { multipart = Self.has("multipart/", in: hay, at: i) }
-                case UInt8(ascii: "x"):
-                    if !form { form = Self.has("x-www-form-urlencoded", in: hay, at: i) }
-                    if !thrift { thrift = Self.has("x-thrift", in: hay, at: i) }
-                case UInt8(ascii: "g"): if !grpc { grpc = Self.has("grpc", in: hay, at: i) }
-                case UInt8(ascii: "p"): if !protobuf { protobuf = Self.has("protobuf", in: hay, at: i) }
-                case UInt8(ascii: "o"): if !octetStream { octetStream = Self.has("octet-stream", in: hay, at: i) }
-                default: break
-                }
-                i += 1
+        self = text.withUTF8 { ContentTypeWords(scanning: $0) }
+    }
+
+    /// The words of a value whose bytes are ASCII without upper case (read as they are, as the
+    /// text they make would be).
+    init(lowerCaseASCII bytes: [UInt8]) {
+        self = bytes.withUnsafeBufferPointer { ContentTypeWords(scanning: $0) }
+    }
+
+    /// The one pass.
+    private init(scanning hay: UnsafeBufferPointer<UInt8>) {
+        let n = hay.count
+        var i = 0
+        while i < n {
+            switch hay[i] {
+            case UInt8(ascii: "m"): if !multipart { multipart = Self.has("multipart/", in: hay, at: i) }
+            case UInt8(ascii: "x"):
+                if !form { form = Self.has("x-www-form-urlencoded", in: hay, at: i) }
+                if !thrift { thrift = Self.has("x-thrift", in: hay, at: i) }
+            case UInt8(ascii: "g"): if !grpc { grpc = Self.has("grpc", in: hay, at: i) }
+            case UInt8(ascii: "p"): if !protobuf { protobuf = Self.has("protobuf", in: hay, at: i) }
+            case UInt8(ascii: "o"): if !octetStream { octetStream = Self.has("octet-stream", in: hay, at: i) }
+            default: break
             }
+            i += 1
         }
     }
 

@@ -42,7 +42,7 @@ public struct FieldExtractor: Sendable {
     func extract(_ request: HTTPRequest, target: [UInt8], pruning: (interest: RequestInterest, matcher: KnownValueMatcher)?) -> Result {
         var w = FieldWalker(config: self)
         let interest = pruning.flatMap { $0.interest.prunes ? $0.interest : nil }
-        if interest != nil { w.pruning = pruning }
+        if interest != nil { w.pruning = pruning?.matcher }
         // A walked request yields a few fields (3 on average on the dev corpus): room for 8 saves
         // the regrowths at 1, 2 and 4 without a large first allocation (4 and 16 measured worse).
         w.result.fields.reserveCapacity(8)
@@ -80,8 +80,9 @@ let skippedHeaders: Set<String> = ["host", "content-length", "connection", "acce
 struct FieldWalker {
     let config: FieldExtractor
     var result = FieldExtractor.Result()
-    /// Profile mode: the request's spans and the matcher that finds them in decoded bodies.
-    var pruning: (interest: RequestInterest, matcher: KnownValueMatcher)?
+    /// Profile mode with pruning: the matcher that finds the spans of decoded bodies (the request's
+    /// own spans are passed down from `extract`).
+    var pruning: KnownValueMatcher?
 
     init(config: FieldExtractor) { self.config = config }
 
@@ -113,12 +114,16 @@ struct FieldWalker {
     /// `spans` (per header, over its value) skips headers and cookies that cannot hold a profile value.
     mutating func walkHeaders(_ headers: HTTPHeaders, spans: [[Range<Int>]]?) {
         var members: [NumberGroup.Member] = []
-        for (index, field) in headers.fields.enumerated() {
-            let headerSpans = spans?[index]
+        let fields = headers.fields
+        for index in fields.indices {
             // No span: nothing to find in it, but its number (if any) still joins the headers' group.
-            let quiet = headerSpans?.isEmpty == true
-            let number = parseDecimal(field.valueBytes[...])
+            // Read in place: most headers are passed over without copying their field.
+            let quiet = spans.map { $0[index].isEmpty } ?? false
+            let count = fields[index].valueBytes.count
+            let number = count >= 3 && count <= 24 ? parseDecimal(fields[index].valueBytes[...]) : nil
             if quiet, number == nil { continue }
+            let field = fields[index]
+            let headerSpans = spans?[index]
             let name = field.name.lowercased()
             if name == "cookie" {
                 if !quiet { walkCookies(field.valueBytes, spans: headerSpans) }
@@ -247,21 +252,21 @@ struct FieldWalker {
         // No spans from the scan: a binary body (no text scan finds its fields), or one to decode
         // first; a decoded body typed as binary is walked whole too.
         if let pruning, !decodings.isEmpty {
-            spans = ByteCodecs.looksLikeText(body.prefix(512)) && !ContentTypeWords(content.type ?? "").readsProtobufFirst
-                ? pruning.matcher.spans(body[...]) : nil
+            spans = ByteCodecs.looksLikeText(body.prefix(512)) && !(content.type?.words.readsProtobufFirst ?? false)
+                ? pruning.spans(body[...]) : nil
         }
         if pruning != nil, let spans, spans.isEmpty { return }
-        let contentType = content.type ?? ""
+        let contentType = content.type ?? DocumentType(lowercased: "")
         let origin = FieldOrigin(location: "body", decodings: decodings)
         walkDocument(body[...], contentType: contentType, origin: origin, topLevel: true, depth: 0, spans: pruning == nil ? nil : spans,
                      document: body)
     }
 
-    /// `headers["Content-Type"]?.lowercased()` and the same for Content-Encoding, in one pass over
-    /// the fields comparing name bytes; ASCII values (all real ones) are folded without building
-    /// the text view first.
-    func contentHeaders(_ headers: HTTPHeaders) -> (type: String?, encoding: String?) {
-        var type: String?
+    /// The first Content-Type (its `DocumentType`: `headers["Content-Type"]?.lowercased()` made only
+    /// when needed) and `headers["Content-Encoding"]?.lowercased()`, in one pass over the fields
+    /// comparing name bytes; ASCII values (all real ones) are folded without building the text view first.
+    func contentHeaders(_ headers: HTTPHeaders) -> (type: DocumentType?, encoding: String?) {
+        var type: DocumentType?
         var encoding: String?
         for field in headers.fields {
             let isType: Bool
@@ -277,8 +282,11 @@ struct FieldWalker {
                 return true
             } ?? asciiCaseInsensitiveEquals(field.name, wanted.description)
             guard same else { continue }
-            let text = asciiLowercased(field.valueBytes) ?? field.value.lowercased()
-            if isType { type = text } else { encoding = text }
+            if isType {
+                type = DocumentType(headerValue: field.valueBytes, lowercased: asciiLowercased(field.valueBytes) ?? field.value.lowercased())
+            } else {
+                encoding = asciiLowercased(field.valueBytes) ?? field.value.lowercased()
+            }
             if type != nil, encoding != nil { break }
         }
         return (type, encoding)
@@ -304,10 +312,10 @@ struct FieldWalker {
     /// A whole document (a body, a multipart part): by content type, else by shape.
     /// `spans` (over `document`, the array `bytes` is a slice of; top-level bodies only) prune form
     /// pairs and JSON members.
-    mutating func walkDocument(_ bytes: ArraySlice<UInt8>, contentType: String, origin: FieldOrigin, topLevel: Bool, depth: Int,
+    mutating func walkDocument(_ bytes: ArraySlice<UInt8>, contentType: DocumentType, origin: FieldOrigin, topLevel: Bool, depth: Int,
                                spans: [Range<Int>]? = nil, document: [UInt8]? = nil) {
-        let words = ContentTypeWords(contentType)
-        if words.multipart, let boundary = boundaryParameter(contentType) {
+        let words = contentType.words
+        if words.multipart, let boundary = boundaryParameter(contentType.lowercased) {
             walkMultipart(bytes, boundary: boundary, origin: origin, depth: depth)
             return
         }
@@ -356,10 +364,34 @@ struct FieldWalker {
     }
 
     func boundaryParameter(_ contentType: String) -> String? {
+        var text = contentType
+        // ASCII text (every real header) is read as bytes: the same answer, without Foundation's
+        // search and the walk over characters.
+        if let ascii = text.withUTF8({ Self.asciiBoundaryParameter($0) }) { return ascii }
         guard let r = contentType.range(of: "boundary=") else { return nil }
         var b = contentType[r.upperBound...]
         if let semi = b.firstIndex(of: ";") { b = b[..<semi] }
         return b.trimmingCharacters(in: "\" ")
+    }
+
+    /// `boundaryParameter` of ASCII text: `.some(nil)` when it has none, nil when the text is not ASCII.
+    static func asciiBoundaryParameter(_ p: UnsafeBufferPointer<UInt8>) -> String?? {
+        guard p.allSatisfy({ $0 < 0x80 }) else { return nil }
+        let needle: StaticString = "boundary="
+        let m = needle.utf8CodeUnitCount
+        guard p.count >= m else { return .some(nil) }
+        var at: Int?
+        for i in 0...(p.count - m) where (0..<m).allSatisfy({ p[i + $0] == needle.utf8Start[$0] }) {
+            at = i
+            break
+        }
+        guard let at else { return .some(nil) }
+        var start = at + m
+        var end = start
+        while end < p.count, p[end] != UInt8(ascii: ";") { end += 1 }
+        while start < end, p[start] == UInt8(ascii: "\"") || p[start] == UInt8(ascii: " ") { start += 1 }
+        while end > start, p[end - 1] == UInt8(ascii: "\"") || p[end - 1] == UInt8(ascii: " ") { end -= 1 }
+        return .some(String(decoding: UnsafeBufferPointer(rebasing: p[start..<end]), as: UTF8.self))
     }
 
     mutating func walkMultipart(_ bytes: ArraySlice<UInt8>, boundary: String, origin: FieldOrigin, depth: Int) {
@@ -388,7 +420,7 @@ struct FieldWalker {
             var o = origin
             o.location = "multipart:" + name
             o.key = name
-            walkDocument(part, contentType: partType, origin: o, topLevel: false, depth: depth + 1)
+            walkDocument(part, contentType: DocumentType(lowercased: partType), origin: o, topLevel: false, depth: depth + 1)
         }
     }
 
@@ -566,7 +598,7 @@ struct FieldWalker {
         if let (inflated, how) = inflateByMagic(trimmed) {
             var o = origin
             o.decodings.append(how)
-            walkDocument(inflated[...], contentType: "", origin: o, topLevel: false, depth: depth + 1)
+            walkDocument(inflated[...], contentType: DocumentType(lowercased: ""), origin: o, topLevel: false, depth: depth + 1)
             return
         }
         let first = trimmed[trimmed.startIndex]
@@ -577,8 +609,8 @@ struct FieldWalker {
             if skimmer.validateIndexing(0..<document.count) != nil {
                 // Profile mode: a sizeable document (a decoded blob, most often) is pruned by its own
                 // spans, as a decompressed body is (`walkBody`).
-                let spans = pruning.flatMap { pruning in
-                    document.count >= 32 && pruning.matcher.looksLikeText(document.prefix(512)) ? pruning.matcher.spans(document[...]) : nil
+                let spans = pruning.flatMap { matcher in
+                    document.count >= 32 && matcher.looksLikeText(document.prefix(512)) ? matcher.spans(document[...]) : nil
                 }
                 walkJSON(skimmer, 0, path: origin.inner ?? "$", key: origin.key, parentKey: origin.parentKey, origin: origin,
                              topLevel: false, depth: depth + 1, spans: spans, end: document.count)
@@ -622,8 +654,10 @@ struct FieldWalker {
     /// Base64 / base64url: the whole value, or runs of the alphabet inside it (JWT segments,
     /// `Basic …`, `email:ts` tokens).
     mutating func tryBase64(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
-        // No run can be long enough in a shorter value.
-        guard bytes.count >= config.minBase64Length else { return }
+        // No run can be long enough in a shorter value, and a run is a candidate only when padded
+        // or holding an upper-case letter.
+        guard bytes.count >= config.minBase64Length,
+              ByteSearch.containsUppercase(or: UInt8(ascii: "="), in: bytes) else { return }
         var i = bytes.startIndex
         var tried = 0
         // The origin of what the runs decode to: the same for every run, built for the first.

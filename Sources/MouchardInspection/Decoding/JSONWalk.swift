@@ -16,11 +16,6 @@ extension FieldWalker {
         if full { return }
         let tape = json.tape
         guard index >= 0, index < tape.count else { return }
-        func at(_ p: String, key: String, parent: String) -> FieldOrigin {
-            // Built whole: copying `origin` and then replacing three of its strings costs more.
-            FieldOrigin(location: topLevel ? p : origin.location, inner: topLevel ? origin.inner : p, decodings: origin.decodings,
-                        key: key, parentKey: parent)
-        }
         let bytes = json.bytes
         let value = tape[index]
         let last = min(value.next, tape.count)
@@ -47,7 +42,12 @@ extension FieldWalker {
                         numbers.append(.init(key: keyText(), value: scaled.value, decimals: scaled.decimals))
                     }
                 } else if m.kind == .string, m.end - m.start >= 5 {
-                    let n = m.escaped ? parseDecimal(json.string(m.span)[...]) : parseDecimal(bytes[(m.start + 1)..<(m.end - 1)])
+                    // An escaped string is decoded only when it may start like a number (its first
+                    // byte, not a backslash, is its decoded first byte).
+                    let first = bytes[m.start + 1]
+                    let n = !m.escaped ? parseDecimal(bytes[(m.start + 1)..<(m.end - 1)])
+                        : first == UInt8(ascii: "\\") || first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || (first >= 0x30 && first <= 0x39)
+                        ? parseDecimal(json.string(m.span)[...]) : nil
                     if let n { numbers.append(.init(key: keyText(), value: n.value, decimals: n.decimals)) }
                 }
                 defer { child = following }
@@ -55,8 +55,14 @@ extension FieldWalker {
                 let childEnd = following < last ? tape[following].keyStart : end
                 if let spans, !touches(spans, m.start..<childEnd) { continue }
                 let k = keyText()
-                walkJSON(json, child, path: joined(path, ".", k), key: k, parentKey: key, origin: origin, topLevel: topLevel, depth: depth,
-                         spans: spans, end: childEnd)
+                // Strings and numbers are walked here: a call of this function for each costs more.
+                if m.kind == .object || m.kind == .array {
+                    walkJSON(json, child, path: Self.joined(path, ".", k), key: k, parentKey: key, origin: origin, topLevel: topLevel,
+                             depth: depth, spans: spans, end: childEnd)
+                } else {
+                    walkJSONScalar(json, m, place: Self.jsonOrigin(Self.joined(path, ".", k), key: k, parentKey: key, origin: origin, topLevel: topLevel),
+                                   depth: depth)
+                }
             }
             if numbers.count >= 2 {
                 result.groups.append(topLevel
@@ -83,26 +89,50 @@ extension FieldWalker {
                 if yieldsNothing(json, item, index: child) { continue }
                 let childEnd = following < last ? tape[following].start : end
                 if let spans, !touches(spans, item.start..<childEnd) { continue }
-                walkJSON(json, child, path: indexed(path, i), key: key, parentKey: parentKey, origin: origin,
-                         topLevel: topLevel, depth: depth, spans: spans, end: childEnd)
+                if item.kind == .object || item.kind == .array {
+                    walkJSON(json, child, path: Self.indexed(path, i), key: key, parentKey: parentKey, origin: origin,
+                             topLevel: topLevel, depth: depth, spans: spans, end: childEnd)
+                } else {
+                    walkJSONScalar(json, item, place: Self.jsonOrigin(Self.indexed(path, i), key: key, parentKey: parentKey, origin: origin,
+                                                                  topLevel: topLevel), depth: depth)
+                }
             }
             if numbers.count >= 2 {
-                let o = at(path, key: key, parent: parentKey)
+                let o = Self.jsonOrigin(path, key: key, parentKey: parentKey, origin: origin, topLevel: topLevel)
                 result.groups.append(NumberGroup(prefix: o.location, inner: o.inner, decodings: origin.decodings,
                                                  containerKey: key, members: numbers, fromOneString: true))
             }
+        case .string, .number, .literal:
+            walkJSONScalar(json, value, place: Self.jsonOrigin(path, key: key, parentKey: parentKey, origin: origin, topLevel: topLevel),
+                           depth: depth)
+        }
+    }
+
+    /// A string (a leaf, decoded further) or a number (a field) of `json`'s tape, found at `place`.
+    @inline(__always)
+    mutating func walkJSONScalar(_ json: JSONSkimmer, _ value: JSONSkimmer.Entry, place: @autoclosure () -> FieldOrigin, depth: Int) {
+        switch value.kind {
         case .string:
-            leaf(json.stringSlice(value), at(path, key: key, parent: parentKey), depth: depth + 1)
+            leaf(json.stringSlice(value), place(), depth: depth + 1)
         case .number:
-            emit(Array(bytes[value.start..<value.end])[...], at(path, key: key, parent: parentKey), isNumber: true)
-        case .literal:
+            guard value.start >= 0, value.start <= value.end, value.end <= json.bytes.count else { return }
+            emit(json.bytes[value.start..<value.end], place(), isNumber: true)
+        case .object, .array, .literal:
             break
         }
     }
 
+    /// The origin of a value at `path` of a JSON document found at `origin` (`path` is the
+    /// location at the top level, the inner path inside a blob). Built whole: copying `origin` and
+    /// then replacing three of its strings costs more.
+    static func jsonOrigin(_ path: String, key: String, parentKey: String, origin: FieldOrigin, topLevel: Bool) -> FieldOrigin {
+        FieldOrigin(location: topLevel ? path : origin.location, inner: topLevel ? origin.inner : path, decodings: origin.decodings,
+                    key: key, parentKey: parentKey)
+    }
+
     /// `a + separator + b`, written into one buffer (chained `+` makes an intermediate string, and
     /// appends each check and grow).
-    func joined(_ a: String, _ separator: StaticString, _ b: String) -> String {
+    static func joined(_ a: String, _ separator: StaticString, _ b: String) -> String {
         var a = a, b = b
         let n = separator.utf8CodeUnitCount
         return a.withUTF8 { pa in
@@ -120,7 +150,7 @@ extension FieldWalker {
     }
 
     /// `path + "[" + String(i) + "]"` (`i` >= 0), written into one buffer.
-    func indexed(_ path: String, _ i: Int) -> String {
+    static func indexed(_ path: String, _ i: Int) -> String {
         var digits = 1
         var rest = i / 10
         while rest > 0 { digits += 1; rest /= 10 }

@@ -33,6 +33,10 @@ public struct KnownValueMatcher: Sendable {
         let targets: [Target]
         /// Each variant as text (same index as `targets`): the evidence of a hit that matched it byte for byte.
         let variantTexts: [String]
+        /// Every variant's bytes end to end, variant i at `variantStarts[i]..<variantStarts[i + 1]`:
+        /// a hit is compared with its variant without reaching into the matcher's patterns.
+        let variantBytes: [UInt8]
+        let variantStarts: [Int]
         let phoneDigits: [String: [Target]]
         /// The lengths of `phoneDigits`' keys as a bit set (bit n: some key has n digits, n < 64):
         /// a run whose digits no key can have is not looked up.
@@ -52,6 +56,8 @@ public struct KnownValueMatcher: Sendable {
             self.spanMatcher = KnownValueMatcher.spanMatcher(variants: matcher.patterns, nameParts: nameParts.keys.sorted())
             self.targets = targets
             self.variantTexts = matcher.patterns.map { String(decoding: $0.bytes, as: UTF8.self) }
+            self.variantBytes = matcher.patterns.flatMap(\.bytes)
+            self.variantStarts = matcher.patterns.reduce(into: [0]) { starts, p in starts.append((starts.last ?? 0) + p.bytes.count) }
             self.phoneDigits = phoneDigits
             self.phoneDigitLengths = phoneDigits.keys.reduce(0) { $1.utf8.count < 64 ? $0 | 1 << UInt64($1.utf8.count) : $0 }
             self.nameParts = nameParts
@@ -172,22 +178,52 @@ public struct KnownValueMatcher: Sendable {
     /// not built per hit: most hits match their variant byte for byte).
     func forEachHit(in bytes: ArraySlice<UInt8>,
                     _ body: (_ index: Int?, _ phoneTarget: Target?, _ matched: String, _ isVariantText: Bool) -> Void) {
+        forEachHit(inEach: [bytes]) { _, index, phoneTarget, matched, isVariantText in body(index, phoneTarget, matched, isVariantText) }
+    }
+
+    /// `forEachHit(in:)` over each of `fields`' bytes in turn, `field` saying whose hit it is: the
+    /// matcher's tables are read once for all the fields of a request.
+    func forEachHit(inFields fields: [ExtractedField],
+                    _ body: (_ field: Int, _ index: Int?, _ phoneTarget: Target?, _ matched: String, _ isVariantText: Bool) -> Void) {
+        forEachHit(count: fields.count, bytes: { fields[$0].bytes }, body)
+    }
+
+    private func forEachHit(inEach values: [ArraySlice<UInt8>],
+                            _ body: (_ field: Int, _ index: Int?, _ phoneTarget: Target?, _ matched: String, _ isVariantText: Bool) -> Void) {
+        forEachHit(count: values.count, bytes: { values[$0] }, body)
+    }
+
+    /// The one loop behind both: values `0..<count`, each read through `bytes`.
+    @inline(__always)
+    private func forEachHit(count: Int, bytes: (Int) -> ArraySlice<UInt8>,
+                            _ body: (_ field: Int, _ index: Int?, _ phoneTarget: Target?, _ matched: String, _ isVariantText: Bool) -> Void) {
         let tables = tables
-        bytes.withUnsafeBufferPointer { buf in
-            tables.matcher.forEachMatch(in: buf) { m in
-                let hit = UnsafeBufferPointer(rebasing: buf[m.start..<m.end])
-                if tables.matcher.patterns[m.pattern].bytes.withUnsafeBufferPointer({ sameBytes($0, hit) }) {
-                    body(m.pattern, nil, tables.variantTexts[m.pattern], true)
-                } else {
-                    body(m.pattern, nil, String(decoding: hit, as: UTF8.self), false)
+        let matcher = tables.matcher
+        // A phone run has 8 digits and a separator: shorter values hold none.
+        let phones = !tables.phoneDigits.isEmpty
+        tables.variantBytes.withUnsafeBufferPointer { flat in
+            tables.variantStarts.withUnsafeBufferPointer { starts in
+                for f in 0..<count {
+                    bytes(f).withUnsafeBufferPointer { buf in
+                        matcher.forEachMatch(in: buf) { m in
+                            let hit = UnsafeBufferPointer(rebasing: buf[m.start..<m.end])
+                            let p = m.pattern
+                            let own = p >= 0 && p + 1 < starts.count ? UnsafeBufferPointer(rebasing: flat[starts[p]..<starts[p + 1]]) : nil
+                            if let own, sameBytes(own, hit) {
+                                body(f, p, nil, tables.variantTexts[p], true)
+                            } else {
+                                body(f, p, nil, String(decoding: hit, as: UTF8.self), false)
+                            }
+                        }
+                        guard phones, buf.count >= 9 else { return }
+                        phoneRuns(buf) { start, last, targets in
+                            let text = String(decoding: UnsafeBufferPointer(rebasing: buf[start...last]), as: UTF8.self)
+                            for t in targets { body(f, nil, t, text, false) }
+                        }
+                    }
                 }
             }
         }
-        // A phone run has 8 digits and a separator: shorter fields hold none.
-        guard !tables.phoneDigits.isEmpty, bytes.count >= 9 else { return }
-        var phone: [Hit] = []
-        phoneHits(bytes, into: &phone)
-        for h in phone { body(h.targetIndex, h.targetIndex == nil ? h.target : nil, h.matched, false) }
     }
 
     /// Runs of digits with phone separators (`+33 (0)6 12-34.56 78`), normalized to digits.
@@ -213,10 +249,15 @@ public struct KnownValueMatcher: Sendable {
                    _ found: (_ start: Int, _ last: Int, _ targets: [Target]) -> Void) {
         var i = from
         let n = to ?? bytes.count
+        let table = phoneRunClasses
         while i < n {
-            let b = bytes[i]
-            guard b == 0x2B || b == 0x28 || (b >= 0x30 && b <= 0x39) else { i += 1; continue }
-            if i > 0, isASCIIAlnum(bytes[i - 1]) {
+            let c = table[Int(bytes[i])]
+            guard c & PhoneRunClass.starter != 0 else {
+                // A letter, and the letters and digits after it, start no run: passed over together.
+                i = c & PhoneRunClass.alnum != 0 ? Self.endOfAlnumRun(bytes, from: i + 1) : i + 1
+                continue
+            }
+            if i > 0, table[Int(bytes[i - 1])] & PhoneRunClass.alnum != 0 {
                 i = Self.endOfAlnumRun(bytes, from: i + 1)
                 continue
             }
@@ -229,7 +270,8 @@ public struct KnownValueMatcher: Sendable {
     /// The first index from `i` on that is not an ASCII letter or digit.
     static func endOfAlnumRun(_ bytes: UnsafeBufferPointer<UInt8>, from i: Int) -> Int {
         var i = i
-        while i < bytes.count, isASCIIAlnum(bytes[i]) { i += 1 }
+        let table = phoneRunClasses
+        while i < bytes.count, table[Int(bytes[i])] & PhoneRunClass.alnum != 0 { i += 1 }
         return i
     }
 
@@ -320,6 +362,7 @@ public struct KnownValueMatcher: Sendable {
                 seen[name, default: [:]][part] = fields[i].origin
             }
         }
+        guard !seen.isEmpty else { return [] }
         var out: [(Target, FieldOrigin, String)] = []
         // In profile order (a dictionary's order changes from run to run: findings must not).
         for (name, parts) in seen.sorted(by: { $0.key < $1.key }) where parts.count == splitNames[name].parts {
@@ -337,6 +380,28 @@ public struct KnownValueMatcher: Sendable {
         return location.distance(to: Coordinate(latitude: latitude, longitude: longitude)) <= radius
     }
 }
+
+/// What `phoneRuns` notes of a byte: bits of `phoneRunClasses`.
+private enum PhoneRunClass {
+    /// May start a run: an ASCII digit, `+` or `(`.
+    static let starter: UInt8 = 1
+    /// An ASCII letter or digit (`isASCIIAlnum`).
+    static let alnum: UInt8 = 2
+}
+
+/// `PhoneRunClass` bits of every byte (a pointer: no retain or bounds check in the scans; never
+/// freed, written once before first use, then only read).
+nonisolated(unsafe) private let phoneRunClasses: UnsafePointer<UInt8> = {
+    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    for v in 0..<256 {
+        let b = UInt8(v)
+        var c: UInt8 = 0
+        if b == 0x2B || b == 0x28 || (b >= 0x30 && b <= 0x39) { c |= PhoneRunClass.starter }
+        if isASCIIAlnum(b) { c |= PhoneRunClass.alnum }
+        table[v] = c
+    }
+    return UnsafePointer(table)
+}()
 
 /// Expands profile values into matcher patterns.
 private struct VariantBuilder {

@@ -167,9 +167,19 @@ public struct JSONSkimmer: Sendable {
             guard records else { return read(depth: depth) }
             guard i < end, let kind = JSONSkimmer.kind(p[i]) else { return false }
             let slot = tape.count
-            tape.append(Entry(start: i, end: i, kind: kind, escaped: false, keyEscaped: memberKey.escaped,
-                              keyStart: memberKey.start, keyEnd: memberKey.end, next: slot + 1))
+            let start = i
+            let key = memberKey
             memberKey = (-1, -1, false)
+            // Strings and numbers (most values) are read, then recorded whole.
+            if kind == .string || kind == .number {
+                guard depth < maxDepth, kind == .string ? string() : number() else { return false }
+                tape.append(Entry(start: start, end: i, kind: kind, escaped: kind == .string && escaped, keyEscaped: key.escaped,
+                                  keyStart: key.start, keyEnd: key.end, next: slot + 1))
+                return true
+            }
+            // A container's place comes before its contents' (filled in once they are read).
+            tape.append(Entry(start: start, end: start, kind: kind, escaped: false, keyEscaped: key.escaped,
+                              keyStart: key.start, keyEnd: key.end, next: slot + 1))
             guard read(depth: depth), slot < tape.count else { return false }
             tape[slot].end = i
             tape[slot].next = tape.count
@@ -268,8 +278,11 @@ public struct JSONSkimmer: Sendable {
         mutating func string() -> Bool {
             i += 1
             escaped = false
+            let special = JSONSkimmer.stringSpecialBytes
             while i < end {
                 let b = p[i]
+                // Most bytes are none of a quote, a backslash or a control byte: one look-up.
+                if !special[Int(b)] { i += 1; continue }
                 if b == UInt8(ascii: "\"") { i += 1; return true }
                 if b == UInt8(ascii: "\\") {
                     escaped = true
@@ -298,6 +311,14 @@ public struct JSONSkimmer: Sendable {
             return false
         }
     }
+
+    /// True for the bytes a JSON string's validation stops at: `"`, `\\` and control bytes (a
+    /// pointer: no retain or bounds check in the scan; never freed, written once before first use).
+    private nonisolated(unsafe) static let stringSpecialBytes: UnsafePointer<Bool> = {
+        let table = UnsafeMutablePointer<Bool>.allocate(capacity: 256)
+        for v in 0..<256 { table[v] = v < 0x20 || v == 0x22 || v == 0x5C }
+        return UnsafePointer(table)
+    }()
 
     private static func kind(_ first: UInt8) -> Kind? {
         switch first {
