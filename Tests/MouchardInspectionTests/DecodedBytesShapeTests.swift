@@ -3,7 +3,7 @@ import Testing
 
 /// The span scan's own tests of decoded bytes (`DecodedBytesShape`) answer as the walk's do:
 /// `ByteCodecs.looksLikeText` and `ProtobufScanner.scan`. A wrong "no" would let the scan drop a
-/// base64 run the walk finds something in.
+/// base64 run the walk finds something in. Also the base64 check's search for cuts in a run.
 @Suite struct DecodedBytesShapeTests {
     func shape(_ bytes: [UInt8]) -> (text: Bool, utf8: Bool, protobuf: Bool) {
         bytes.withUnsafeBufferPointer {
@@ -71,5 +71,21 @@ import Testing
         check([0x08] + [UInt8](repeating: 0xFF, count: 9) + [0x01])
         check([0x08] + [UInt8](repeating: 0xFF, count: 10) + [0x01])
         check([0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0x00])
+    }
+
+    /// The 8-bytes-at-a-time search for a cut in a base64 run (`+`, `/` in a path) finds what a
+    /// plain loop finds.
+    @Test func cutsInRunsAreFoundAsByAPlainLoop() {
+        var rng = SplitMix(seed: 0xc07)
+        let alphabet = Array("aZ09+/=-_k".utf8)
+        for _ in 0..<20_000 {
+            let n = Int(rng.next() % 40)
+            let bytes = (0..<n).map { _ in rng.next() % 6 == 0 ? alphabet[Int(rng.next() % 10)] : UInt8(0x41 + rng.next() % 26) }
+            let s = n == 0 ? 0 : Int(rng.next() % UInt64(n)), e = s + (n == s ? 0 : Int(rng.next() % UInt64(n - s + 1)))
+            for slash in [false, true] {
+                let plain = bytes[s..<e].contains { $0 == 0x2B || ($0 == 0x2F && slash) }
+                #expect(bytes.withUnsafeBufferPointer { KnownValueMatcher.holdsCut($0, s, e, slash: slash) } == plain, "\(bytes) \(s) \(e)")
+            }
+        }
     }
 }

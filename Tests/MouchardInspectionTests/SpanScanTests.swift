@@ -174,6 +174,17 @@ struct SplitMix {
         }
     }
 
+    /// Eight bytes at a time, digits are told as byte by byte (edges of the digit range, high bytes).
+    @Test func eightDigitsAtATimeAreDigits() {
+        var rng = SplitMix(seed: 0xd1)
+        let edges: [UInt8] = [0x2F, 0x30, 0x35, 0x39, 0x3A, 0x00, 0x7F, 0x80, 0xB0, 0xB9, 0xFF, 0x10, 0x20, 0x60]
+        for _ in 0..<20_000 {
+            let bytes = (0..<8).map { _ in rng.next() % 3 == 0 ? edges[Int(rng.next() % UInt64(edges.count))] : UInt8(0x30 + rng.next() % 10) }
+            let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            #expect(KnownValueMatcher.allDigits(word) == bytes.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }, "\(bytes)")
+        }
+    }
+
     @Test func numbersAroundADotAreReadAsParsed() {
         var rng = SplitMix(seed: 12)
         let alphabet = Array("0123456789..--x ".utf8)

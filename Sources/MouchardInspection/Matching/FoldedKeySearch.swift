@@ -67,8 +67,14 @@ struct FoldedKeySearch: Sendable {
                 let x = UnsafeRawPointer(hp + i).loadUnaligned(as: UInt64.self)
                 let starts = skip.mayStartBits(x)
                 if starts == 0 { i += 8; continue }
-                if secondSkip.usable, i + 9 <= n,
-                   starts & secondSkip.mayStartBits(UnsafeRawPointer(hp + i + 1).loadUnaligned(as: UInt64.self)) == 0 {
+                if secondSkip.usable, i + 9 <= n {
+                    // Only the bytes whose bit is left can start a needle: each is looked at.
+                    var left = starts & secondSkip.mayStartBits(UnsafeRawPointer(hp + i + 1).loadUnaligned(as: UInt64.self))
+                    while left != 0 {
+                        let j = i + left.trailingZeroBitCount / 8
+                        if firsts.contains(hp[j]), seconds.contains(foldASCII(hp[j + 1])), matchesAny(h, at: j) { return true }
+                        left &= left &- 1
+                    }
                     i += 8
                     continue
                 }

@@ -204,7 +204,8 @@ public struct MultiPatternMatcher: Sendable {
                 patStart[i] = Int32(b)
                 patLength[i] = Int32(p.bytes.count)
                 patFlags[i] = (p.caseSensitive ? 1 : 0) | (p.wordBoundary ? 2 : 0) | (p.nameWord ? 4 : 0)
-                (patBytes + b).initialize(from: p.bytes, count: p.bytes.count)
+                // A pattern compared ignoring case is kept folded (one fold per byte to confirm it).
+                (patBytes + b).initialize(from: p.caseSensitive ? p.bytes : p.bytes.map(foldASCII), count: p.bytes.count)
                 b += p.bytes.count
             }
         }
@@ -224,7 +225,7 @@ public struct MultiPatternMatcher: Sendable {
             if flags & 1 != 0 {
                 for j in 0..<length where h[start + j] != p[j] { return nil }
             } else if length > prefixLength {
-                for j in prefixLength..<length where foldASCII(h[start + j]) != foldASCII(p[j]) { return nil }
+                for j in prefixLength..<length where foldASCII(h[start + j]) != p[j] { return nil }
             }
             if flags & 2 != 0 {
                 if isASCIIAlnum(p[0]), start > 0, isASCIIAlnum(h[start - 1]) { return nil }

@@ -391,7 +391,10 @@ extension KnownValueMatcher {
         while k < e {
             guard h[k] &- 0x30 <= 9 else { k += 1; continue }
             let d = k
-            repeat { k += 1 } while k < e && h[k] &- 0x30 <= 9
+            k += 1
+            // 8 digits at a time (timestamps, ids), then one by one.
+            while k + 8 <= e, Self.allDigits(UnsafeRawPointer(h + k).loadUnaligned(as: UInt64.self)) { k += 8 }
+            while k < e && h[k] &- 0x30 <= 9 { k += 1 }
             digits += k - d
             if k - d >= 6, k - d <= 11, let loc {
                 var v = 0
@@ -415,6 +418,17 @@ extension KnownValueMatcher {
                 }
             }
         }
+    }
+
+    /// Every byte of `x` is an ASCII digit: none has its high bit, none is `:` or above (adding
+    /// 0x46 sets the high bit), none is below `0` (taking 0x30 from it with the high bit set
+    /// clears the high bit).
+    @inline(__always)
+    static func allDigits(_ x: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let aboveNine = (x &+ 0x46 &* ones) & highs
+        let belowZero = ~((x | highs) &- 0x30 &* ones) & highs
+        return (x & highs) | aboveNine | belowZero == 0
     }
 
     /// The span scan's reading of a name-like word (what the scan does without calling it: ASCII

@@ -1,0 +1,43 @@
+import Testing
+@testable import MouchardInspection
+
+/// The matcher's confirmed matches are those of a plain search: patterns longer than the
+/// automaton's prefix, in any ASCII case or exactly, with and without word boundaries.
+@Suite struct MultiPatternMatcherTests {
+    func plainMatches(_ patterns: [MultiPatternMatcher.Pattern], _ h: [UInt8]) -> Set<MultiPatternMatcher.Match> {
+        var out: Set<MultiPatternMatcher.Match> = []
+        for (pi, p) in patterns.enumerated() where !p.bytes.isEmpty && p.bytes.count <= h.count {
+            for start in 0...(h.count - p.bytes.count) {
+                let same = (0..<p.bytes.count).allSatisfy { k in
+                    p.caseSensitive ? h[start + k] == p.bytes[k] : foldASCII(h[start + k]) == foldASCII(p.bytes[k])
+                }
+                guard same else { continue }
+                let end = start + p.bytes.count
+                if p.wordBoundary {
+                    if isASCIIAlnum(p.bytes[0]), start > 0, isASCIIAlnum(h[start - 1]) { continue }
+                    if isASCIIAlnum(p.bytes[p.bytes.count - 1]), end < h.count, isASCIIAlnum(h[end]) { continue }
+                }
+                out.insert(.init(pattern: pi, start: start, end: end))
+            }
+        }
+        return out
+    }
+
+    @Test func longPatternsInAnyCaseAreFoundAsByAPlainSearch() {
+        let patterns: [MultiPatternMatcher.Pattern] = [
+            .init(bytes: Array("Lucas.Bernard@Example.net".utf8)),
+            .init(bytes: Array("lucas.bernard@example.NET".utf8), caseSensitive: true, wordBoundary: false),
+            .init(bytes: Array("9F556435-F8AA-4567-BC63".utf8), wordBoundary: false),
+            .init(bytes: Array("abcdefghijklm".utf8)),
+        ]
+        let matcher = MultiPatternMatcher(patterns: patterns)
+        var rng = SplitMix(seed: 0x3a7c)
+        let pieces = ["Lucas.Bernard@Example.net", "LUCAS.BERNARD@EXAMPLE.NET", "lucas.bernard@example.NET", "9f556435-f8aa-4567-bc63",
+                      "ABCDEFGHIJKLM", "abcdefghijklmn", "x", "1", " ", "@", "lucas.bernard@example.nex"]
+        for _ in 0..<2_000 {
+            var h: [UInt8] = []
+            for _ in 0..<Int(1 + rng.next() % 5) { h += Array(pieces[Int(rng.next() % UInt64(pieces.count))].utf8) }
+            #expect(Set(matcher.matches(in: h)) == plainMatches(patterns, h), "\(String(decoding: h, as: UTF8.self))")
+        }
+    }
+}
