@@ -177,7 +177,8 @@ struct FieldWalker {
             guard end > start else { continue }
             let pair = bytes[start..<end]
             if full { complete = false; break }
-            let eq = pair.firstIndex(of: UInt8(ascii: "="))
+            let eqAt = ByteSearch.index(of: UInt8(ascii: "="), in: pair, from: pair.startIndex)
+            let eq = eqAt < pair.endIndex ? eqAt : nil
             // A pair without escapes decodes to itself: when no span touches it, only its number
             // (for coordinate pairs) is needed.
             if let spans, !touches(spans, pair.startIndex..<pair.endIndex),
@@ -808,8 +809,10 @@ func parseDecimal<C: RandomAccessCollection>(_ bytes: C) -> (value: Double, deci
         intPart = intPart * 10 + Double(bytes[i] - 0x30)
         intDigits += 1
         i += 1
+        // More than three integer digits is no decimal of interest (timestamps, ids): answered now.
+        if intDigits > 3 { return nil }
     }
-    guard intDigits > 0, intDigits <= 3, i < bytes.endIndex, bytes[i] == 0x2E else { return nil }
+    guard intDigits > 0, i < bytes.endIndex, bytes[i] == 0x2E else { return nil }
     i += 1
     var frac: Double = 0
     var scale: Double = 1
