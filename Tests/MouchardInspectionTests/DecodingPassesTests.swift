@@ -187,5 +187,15 @@ struct DecodingPassesTests {
                     == [reference.multipart, reference.form, reference.grpc, reference.protobuf, reference.octetStream, reference.thrift], "\(value)")
         }
     }
+
+    /// `walkDocument` skips the text test for documents opening with `{` or `[` because no
+    /// protobuf message starts with either byte (a tag of wire type 3).
+    @Test func noProtobufMessageOpensLikeJSON() {
+        for first in [UInt8(ascii: "{"), UInt8(ascii: "[")] {
+            for rest in samples([0x00, 0x08, 0x12, 0x7B, 0x5B, 0x22, 0xFF, 0x01], count: 500, maxLength: 30) {
+                #expect(ProtobufScanner.scan(([first] + rest)[...]) == nil, "\([first] + rest)")
+            }
+        }
+    }
 }
 

@@ -325,7 +325,11 @@ struct FieldWalker {
             return
         }
         let isGRPC = words.grpc
-        if words.readsProtobufFirst || !ByteCodecs.looksLikeText(bytes.prefix(512)) {
+        // A document starting with `{` or `[` is no protobuf message (both bytes are a tag of wire
+        // type 3, which `ProtobufScanner` turns away at once): its text is not looked at for that.
+        let first = bytes.first
+        let opensJSON = first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        if words.readsProtobufFirst || (!opensJSON && !ByteCodecs.looksLikeText(bytes.prefix(512))) {
             var payload = bytes
             if isGRPC, payload.count >= 5, payload[payload.startIndex] == 0 {
                 payload = payload.dropFirst(5)
