@@ -647,8 +647,8 @@ struct FieldWalker {
 
     mutating func tryHex(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
         guard bytes.count >= 8, bytes.count % 2 == 0, bytes.count <= 1 << 16 else { return }
-        // Hex text of printable ASCII starts with a digit 2-7 in every pair: check before allocating.
-        guard bytes.allSatisfy({ hexNibble($0) != nil }) else { return }
+        // Hex of binary (most hex) is turned away from its pairs, before allocating.
+        guard ByteCodecs.hexDecodesToText(bytes) else { return }
         guard let decoded = ByteCodecs.hexDecode(bytes), ByteCodecs.looksLikeText(decoded), decoded.contains(where: { isASCIIAlnum($0) }) else { return }
         // Digits-only hex decodes to punctuation; demand some letters or digits in the text.
         var o = origin
