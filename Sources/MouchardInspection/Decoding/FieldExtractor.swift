@@ -574,7 +574,7 @@ struct FieldWalker {
                     numbers.append(.init(key: "\(f.number)", value: Double(d), decimals: 4))
                 }
             case .bytes(let b):
-                if ByteCodecs.looksLikeText(Array(b)) {
+                if ByteCodecs.looksLikeText(b) {
                     leaf(b, o, depth: depth + 1)
                 } else if !walkProtobuf(b, origin: origin, topLevel: topLevel, path: p, depth: depth + 1) {
                     leaf(b, o, depth: depth + 1)
