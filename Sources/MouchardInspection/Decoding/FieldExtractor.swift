@@ -47,14 +47,16 @@ public struct FieldExtractor: Sendable {
         // the regrowths at 1, 2 and 4 without a large first allocation (4 and 16 measured worse).
         w.result.fields.reserveCapacity(8)
         // Split the target once (path, then query up to a fragment).
-        let q = target.firstIndex(of: UInt8(ascii: "?"))
-        let pathEnd = q ?? target.firstIndex(of: UInt8(ascii: "#")) ?? target.count
+        let all = target[...]
+        let question = ByteSearch.index(of: UInt8(ascii: "?"), in: all, from: 0)
+        let q = question < target.count ? question : nil
+        let pathEnd = q ?? ByteSearch.index(of: UInt8(ascii: "#"), in: all, from: 0)
         // A target, header or body without spans has nothing to find (profile mode).
         let walkTarget = interest.map { !$0.target.isEmpty } ?? true
         if walkTarget { w.walkPath(target[0..<pathEnd], spans: interest?.target) }
         w.result.pathBytes = target[0..<pathEnd]
         if walkTarget, let q {
-            let end = target[(q + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? target.count
+            let end = ByteSearch.index(of: UInt8(ascii: "#"), in: all, from: q + 1)
             w.walkForm(target[(q + 1)..<end], prefix: "query:", origin: FieldOrigin(location: "query"), depth: 0, spans: interest?.target)
         }
         w.walkHeaders(request.headers, spans: interest?.headers)
