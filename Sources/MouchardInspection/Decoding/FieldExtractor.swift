@@ -797,10 +797,11 @@ func forEachPart(of bytes: ArraySlice<UInt8>, separatedBy separator: UInt8, _ bo
 
 /// Removes ASCII whitespace around a byte slice.
 func trimSpace(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-    var s = bytes
-    while let f = s.first, f == 0x20 || f == 0x09 || f == 0x0A || f == 0x0D { s = s.dropFirst() }
-    while let l = s.last, l == 0x20 || l == 0x09 || l == 0x0A || l == 0x0D { s = s.dropLast() }
-    return s
+    @inline(__always) func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+    var start = bytes.startIndex, end = bytes.endIndex
+    while start < end, isSpace(bytes[start]) { start += 1 }
+    while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+    return bytes[start..<end]
 }
 
 /// A decimal number written as `-12.345` (no exponent): its value and how many decimals it has.
