@@ -187,5 +187,33 @@ struct DecodingPassesTests {
                     == [reference.multipart, reference.form, reference.grpc, reference.protobuf, reference.octetStream, reference.thrift], "\(value)")
         }
     }
+
+    /// `walkDocument` skips the text test for documents opening with `{` or `[` because no
+    /// protobuf message starts with either byte (a tag of wire type 3).
+    @Test func noProtobufMessageOpensLikeJSON() {
+        for first in [UInt8(ascii: "{"), UInt8(ascii: "[")] {
+            for rest in samples([0x00, 0x08, 0x12, 0x7B, 0x5B, 0x22, 0xFF, 0x01], count: 500, maxLength: 30) {
+                #expect(ProtobufScanner.scan(([first] + rest)[...]) == nil, "\([first] + rest)")
+            }
+        }
+    }
+
+    /// The hex pre-check answers exactly as decoding, the text test and the letter-or-digit test.
+    @Test func hexPreCheckAnswersAsDecoding() {
+        func reference(_ bytes: ArraySlice<UInt8>) -> Bool {
+            guard bytes.allSatisfy({ hexNibble($0) != nil }), let decoded = ByteCodecs.hexDecode(bytes) else { return false }
+            return ByteCodecs.looksLikeText(decoded) && decoded.contains(where: { isASCIIAlnum($0) })
+        }
+        func hex(_ bytes: [UInt8]) -> [UInt8] { Array(bytes.map { String($0 >> 4, radix: 16) + String($0 & 15, radix: 16) }.joined().utf8) }
+        // Pairs of bytes chosen around every UTF-8 boundary, control bytes and letters.
+        let interesting: [UInt8] = [0x00, 0x09, 0x0A, 0x1F, 0x20, 0x41, 0x7A, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1,
+                                    0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF, 0x31]
+        var inputs = samples(interesting, count: 6000, maxLength: 12).map(hex)
+        inputs += samples(Array("0123456789abcdefABCDEFgx".utf8), count: 2000, maxLength: 24)
+        inputs += ["café", "😀 ok", "a\u{0}b", "plain text 1", "\u{10FFFF}z"].map { hex(Array($0.utf8)) }
+        for bytes in inputs {
+            #expect(ByteCodecs.hexDecodesToText(bytes[...]) == reference(bytes[...]), "\(String(decoding: bytes, as: UTF8.self))")
+        }
+    }
 }
 

@@ -24,6 +24,29 @@ import Testing
         }
     }
 
+    /// The structure recorded on the skimmer's tape from entry `index`, as a `JSONValue`.
+    func rebuildFromTape(_ s: JSONSkimmer, _ index: Int, base: Int) -> JSONValue {
+        let entry = s.tape[index]
+        var children: [Int] = []
+        var child = index + 1
+        while child < entry.next { children.append(child); child = s.tape[child].next }
+        switch entry.kind {
+        case .object:
+            return JSONValue(offset: entry.start - base, kind: .object(children.map { c in
+                let key = s.tape[c].key ?? JSONSkimmer.Span(start: 0, end: 0, kind: .string)
+                return JSONMember(key: String(decoding: s.string(key), as: UTF8.self), keyOffset: key.start - base,
+                                  value: rebuildFromTape(s, c, base: base))
+            }))
+        case .array:
+            return JSONValue(offset: entry.start - base, kind: .array(children.map { rebuildFromTape(s, $0, base: base) }))
+        case .string:
+            #expect(entry.escaped == s.bytes[(entry.start + 1)..<(entry.end - 1)].contains(UInt8(ascii: "\\")))
+            return JSONValue(offset: entry.start - base, kind: .string(Array(s.stringSlice(entry))))
+        case .number, .literal:
+            return rebuild(s, entry.span, base: base)
+        }
+    }
+
     func check(_ text: [UInt8], prefix: Int = 0) {
         let padded = Array(repeating: UInt8(ascii: "x"), count: prefix) + text
         let skimmer = JSONSkimmer(padded)
@@ -41,6 +64,9 @@ import Testing
         #expect(indexedSpan == span, "\(String(decoding: text, as: UTF8.self))")
         if let indexedSpan, let parsed {
             #expect(rebuild(indexed, indexedSpan, base: prefix) == parsed, "\(String(decoding: text, as: UTF8.self))")
+            // The tape alone reads the same structure (the walk reads nothing else).
+            #expect(indexed.tape.first?.span == indexedSpan)
+            #expect(rebuildFromTape(indexed, 0, base: prefix) == parsed, "\(String(decoding: text, as: UTF8.self))")
         }
     }
 
@@ -78,6 +104,13 @@ import Testing
         #expect(spans("") == nil)
         #expect(spans("[1] 2") == ["[1]", "2"])
         #expect(spans(#"{"a":} {}"#) == nil)         // each value must be one the parser accepts
+        // The recording check accepts the same sequences, its roots at the same places.
+        for text in ["{\"a\":1}\n{\"b\":[2]}\n", " 1 \"x\" true ", #"{"a":1}"#, "{} {", "[1] 2", #"{"a":} {}"#, ""] {
+            let bytes = Array(text.utf8)
+            var skimmer = JSONSkimmer(bytes)
+            let roots = skimmer.validateSequenceIndexing(0..<bytes.count)
+            #expect(roots?.map { skimmer.tape[$0].span } == JSONSkimmer(bytes).validateSequence(0..<bytes.count), "\(text)")
+        }
     }
 
     @Test(arguments: [UInt64(1), 2, 3])

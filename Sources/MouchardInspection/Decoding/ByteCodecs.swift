@@ -164,6 +164,50 @@ enum ByteCodecs {
         return out
     }
 
+    /// True when `bytes` is hex digits that decode to bytes `looksLikeText` accepts and that hold
+    /// an ASCII letter or digit (`FieldWalker.tryHex`'s test), read pair by pair without decoding:
+    /// hex of binary (digests, keys: most hex) is turned away at its first byte that cannot be
+    /// UTF-8, before anything is allocated.
+    static func hexDecodesToText(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard !bytes.isEmpty, bytes.count % 2 == 0 else { return false }
+        var bad = 0
+        var alnum = false
+        // UTF-8 continuation bytes still expected, and the range the next one must fall in.
+        var need = 0
+        var low: UInt8 = 0x80, high: UInt8 = 0xBF
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            guard let h = hexNibble(bytes[i]), let l = hexNibble(bytes[i + 1]) else { return false }
+            i += 2
+            let b = h << 4 | l
+            if need > 0 {
+                guard b >= low, b <= high else { return false }
+                need -= 1
+                low = 0x80
+                high = 0xBF
+            } else if b < 0x80 {
+                if b < 0x20 || b == 0x7F {
+                    if b != 0x09, b != 0x0A, b != 0x0D { bad += 1 }
+                } else if isASCIIAlnum(b) {
+                    alnum = true
+                }
+            } else {
+                // The lead byte of a well-formed sequence (Unicode table 3-7), else not UTF-8.
+                switch b {
+                case 0xC2...0xDF: need = 1
+                case 0xE0: need = 2; low = 0xA0
+                case 0xE1...0xEC, 0xEE, 0xEF: need = 2
+                case 0xED: need = 2; high = 0x9F
+                case 0xF0: need = 3; low = 0x90
+                case 0xF1...0xF3: need = 3
+                case 0xF4: need = 3; high = 0x8F
+                default: return false
+                }
+            }
+        }
+        return need == 0 && alnum && bad * 10 <= bytes.count / 2
+    }
+
     static func hexEncode(_ bytes: [UInt8]) -> [UInt8] {
         let hex = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []

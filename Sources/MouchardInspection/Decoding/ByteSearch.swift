@@ -13,6 +13,7 @@ enum ByteSearch {
     }
 
     /// The index of the first `byte` in `bytes` at or after `from`, or `bytes.endIndex`.
+    @inline(__always)
     static func index(of byte: UInt8, in bytes: ArraySlice<UInt8>, from: Int) -> Int {
         let lower = max(from, bytes.startIndex)
         guard lower < bytes.endIndex else { return bytes.endIndex }
@@ -27,6 +28,7 @@ enum ByteSearch {
     }
 
     /// True when `bytes` holds `a` or `b`.
+    @inline(__always)
     static func contains(_ a: UInt8, or b: UInt8, in bytes: ArraySlice<UInt8>) -> Bool {
         contains(in: bytes, word: { matches($0, a) | matches($0, b) != 0 }, byte: { $0 == a || $0 == b })
     }

@@ -47,14 +47,16 @@ public struct FieldExtractor: Sendable {
         // the regrowths at 1, 2 and 4 without a large first allocation (4 and 16 measured worse).
         w.result.fields.reserveCapacity(8)
         // Split the target once (path, then query up to a fragment).
-        let q = target.firstIndex(of: UInt8(ascii: "?"))
-        let pathEnd = q ?? target.firstIndex(of: UInt8(ascii: "#")) ?? target.count
+        let all = target[...]
+        let question = ByteSearch.index(of: UInt8(ascii: "?"), in: all, from: 0)
+        let q = question < target.count ? question : nil
+        let pathEnd = q ?? ByteSearch.index(of: UInt8(ascii: "#"), in: all, from: 0)
         // A target, header or body without spans has nothing to find (profile mode).
         let walkTarget = interest.map { !$0.target.isEmpty } ?? true
         if walkTarget { w.walkPath(target[0..<pathEnd], spans: interest?.target) }
         w.result.pathBytes = target[0..<pathEnd]
         if walkTarget, let q {
-            let end = target[(q + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? target.count
+            let end = ByteSearch.index(of: UInt8(ascii: "#"), in: all, from: q + 1)
             w.walkForm(target[(q + 1)..<end], prefix: "query:", origin: FieldOrigin(location: "query"), depth: 0, spans: interest?.target)
         }
         w.walkHeaders(request.headers, spans: interest?.headers)
@@ -177,7 +179,8 @@ struct FieldWalker {
             guard end > start else { continue }
             let pair = bytes[start..<end]
             if full { complete = false; break }
-            let eq = pair.firstIndex(of: UInt8(ascii: "="))
+            let eqAt = ByteSearch.index(of: UInt8(ascii: "="), in: pair, from: pair.startIndex)
+            let eq = eqAt < pair.endIndex ? eqAt : nil
             // A pair without escapes decodes to itself: when no span touches it, only its number
             // (for coordinate pairs) is needed.
             if let spans, !touches(spans, pair.startIndex..<pair.endIndex),
@@ -324,7 +327,11 @@ struct FieldWalker {
             return
         }
         let isGRPC = words.grpc
-        if words.readsProtobufFirst || !ByteCodecs.looksLikeText(bytes.prefix(512)) {
+        // A document starting with `{` or `[` is no protobuf message (both bytes are a tag of wire
+        // type 3, which `ProtobufScanner` turns away at once): its text is not looked at for that.
+        let first = bytes.first
+        let opensJSON = first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        if words.readsProtobufFirst || (!opensJSON && !ByteCodecs.looksLikeText(bytes.prefix(512))) {
             var payload = bytes
             if isGRPC, payload.count >= 5, payload[payload.startIndex] == 0 {
                 payload = payload.dropFirst(5)
@@ -569,7 +576,7 @@ struct FieldWalker {
                     numbers.append(.init(key: "\(f.number)", value: Double(d), decimals: 4))
                 }
             case .bytes(let b):
-                if ByteCodecs.looksLikeText(Array(b)) {
+                if ByteCodecs.looksLikeText(b) {
                     leaf(b, o, depth: depth + 1)
                 } else if !walkProtobuf(b, origin: origin, topLevel: topLevel, path: p, depth: depth + 1) {
                     leaf(b, o, depth: depth + 1)
@@ -642,8 +649,8 @@ struct FieldWalker {
 
     mutating func tryHex(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
         guard bytes.count >= 8, bytes.count % 2 == 0, bytes.count <= 1 << 16 else { return }
-        // Hex text of printable ASCII starts with a digit 2-7 in every pair: check before allocating.
-        guard bytes.allSatisfy({ hexNibble($0) != nil }) else { return }
+        // Hex of binary (most hex) is turned away from its pairs, before allocating.
+        guard ByteCodecs.hexDecodesToText(bytes) else { return }
         guard let decoded = ByteCodecs.hexDecode(bytes), ByteCodecs.looksLikeText(decoded), decoded.contains(where: { isASCIIAlnum($0) }) else { return }
         // Digits-only hex decodes to punctuation; demand some letters or digits in the text.
         var o = origin
@@ -790,10 +797,11 @@ func forEachPart(of bytes: ArraySlice<UInt8>, separatedBy separator: UInt8, _ bo
 
 /// Removes ASCII whitespace around a byte slice.
 func trimSpace(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-    var s = bytes
-    while let f = s.first, f == 0x20 || f == 0x09 || f == 0x0A || f == 0x0D { s = s.dropFirst() }
-    while let l = s.last, l == 0x20 || l == 0x09 || l == 0x0A || l == 0x0D { s = s.dropLast() }
-    return s
+    @inline(__always) func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+    var start = bytes.startIndex, end = bytes.endIndex
+    while start < end, isSpace(bytes[start]) { start += 1 }
+    while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+    return bytes[start..<end]
 }
 
 /// A decimal number written as `-12.345` (no exponent): its value and how many decimals it has.
@@ -808,8 +816,10 @@ func parseDecimal<C: RandomAccessCollection>(_ bytes: C) -> (value: Double, deci
         intPart = intPart * 10 + Double(bytes[i] - 0x30)
         intDigits += 1
         i += 1
+        // More than three integer digits is no decimal of interest (timestamps, ids): answered now.
+        if intDigits > 3 { return nil }
     }
-    guard intDigits > 0, intDigits <= 3, i < bytes.endIndex, bytes[i] == 0x2E else { return nil }
+    guard intDigits > 0, i < bytes.endIndex, bytes[i] == 0x2E else { return nil }
     i += 1
     var frac: Double = 0
     var scale: Double = 1
