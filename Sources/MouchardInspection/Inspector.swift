@@ -102,15 +102,29 @@ public struct Inspector: Sendable {
     }
 
     func detect(_ request: HTTPRequest, facts: RequestFacts, transport: FlowTransport) -> [Detection] {
+        guard let scanned = scanStage(request, facts: facts, transport: transport) else { return [] }
+        return matchStage(request, walkStage(request, scanned), transport: transport)
+    }
+
+    /// The first stage of `detect`: the request target's bytes and, with a device profile, where
+    /// the raw bytes may hold a profile value (the walk's pruning); nil when they can hold none
+    /// (nothing to walk, no detection).
+    func scanStage(_ request: HTTPRequest, facts: RequestFacts, transport: FlowTransport) -> ScannedRequest? {
         let target = Array(facts.pathAndQuery.utf8)
-        var pruning: (interest: RequestInterest, matcher: KnownValueMatcher)?
-        if rawPrefilter, let kv = knownValues {
-            let interest = kv.interest(request, target: target, pathAndQuery: facts.pathAndQuery, passwordKeys: passwordKeySearch, keyAnswers: headerKeyAnswers,
-                                       cleartext: transport == .http || request.scheme == "http")
-            if !interest.needsWalk { return [] }
-            pruning = (interest, kv)
-        }
-        let extracted = extractor.extract(request, target: target, pruning: pruning)
+        guard rawPrefilter, let kv = knownValues else { return ScannedRequest(target: target, pruning: nil) }
+        let interest = kv.interest(request, target: target, pathAndQuery: facts.pathAndQuery, passwordKeys: passwordKeySearch,
+                                   keyAnswers: headerKeyAnswers, cleartext: transport == .http || request.scheme == "http")
+        guard interest.needsWalk else { return nil }
+        return ScannedRequest(target: target, pruning: (interest, kv))
+    }
+
+    /// The second stage: the decode walk, pruned by the scan's spans.
+    func walkStage(_ request: HTTPRequest, _ scanned: ScannedRequest) -> FieldExtractor.Result {
+        extractor.extract(request, target: scanned.target, pruning: scanned.pruning)
+    }
+
+    /// The last stage: the detectors over the walked fields, deduplicated.
+    func matchStage(_ request: HTTPRequest, _ extracted: FieldExtractor.Result, transport: FlowTransport) -> [Detection] {
         var out = DetectionSet()
         if let kv = knownValues {
             profileDetections(kv, extracted, into: &out)
