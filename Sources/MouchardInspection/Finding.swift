@@ -35,26 +35,21 @@ public struct Finding: Sendable, Hashable, Codable {
     public var time: String?
     /// Path inside an encoded blob, e.g. `$.properties.$ios_ifa` inside a base64 query value.
     public var inner: String?
+}
 
+extension Finding {
+    /// The same as the memberwise initializer, for other modules. It lives in an extension, and
+    /// takes an unused last parameter, so that the struct keeps its synthesized memberwise
+    /// initializer for this module: an explicit initializer of a struct with optional fields
+    /// builds the value in a temporary and copies it out (every string retained and released once
+    /// more), and the inspector makes a finding per detection.
     public init(category: String, type: String, request: FindingRequest, destination: FindingDestination,
                 where: String, encoding: String, evidence: String, rule: String, transport: String,
                 flow: Int? = nil, confidence: Double? = nil, severity: String? = nil, description: String? = nil,
-                time: String? = nil, inner: String? = nil) {
-        self.category = category
-        self.type = type
-        self.request = request
-        self.destination = destination
-        self.where = `where`
-        self.encoding = encoding
-        self.evidence = evidence
-        self.rule = rule
-        self.transport = transport
-        self.flow = flow
-        self.confidence = confidence
-        self.severity = severity
-        self.description = description
-        self.time = time
-        self.inner = inner
+                time: String? = nil, inner: String? = nil, _: Void = ()) {
+        self.init(category: category, type: type, request: request, destination: destination, where: `where`,
+                  encoding: encoding, evidence: evidence, rule: rule, transport: transport, flow: flow,
+                  confidence: confidence, severity: severity, description: description, time: time, inner: inner)
     }
 }
 
