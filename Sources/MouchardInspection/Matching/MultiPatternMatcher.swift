@@ -32,10 +32,14 @@ public struct MultiPatternMatcher: Sendable {
     public let patterns: [Pattern]
     public let prefixLength: Int
     private let tables: Tables
+    /// Matches of patterns from here on (in the tables' numbering) are not reported: this matcher
+    /// shares another's automaton (`restricted(toFirst:)`).
+    private let patternLimit: Int
 
     public init(patterns: [Pattern], prefixLength: Int = 12) {
         self.patterns = patterns
         self.prefixLength = prefixLength
+        self.patternLimit = patterns.count
         // Byte classes: every folded byte that appears in a prefix gets its own class; the rest share 0.
         var classOf = [UInt8](repeating: 0, count: 256)
         var next: Int = 1
@@ -87,6 +91,22 @@ public struct MultiPatternMatcher: Sendable {
         self.tables = Tables(classOf: classOf, classCount: classes, goto: goto, outputs: outs, patterns: patterns)
     }
 
+    private init(sharing other: MultiPatternMatcher, first count: Int) {
+        self.patterns = Array(other.patterns.prefix(count))
+        self.prefixLength = other.prefixLength
+        self.tables = other.tables
+        self.patternLimit = min(count, other.patternLimit)
+    }
+
+    /// A matcher of this one's first `count` patterns that shares its automaton (no memory of
+    /// its own: the profile's matcher and the span scan's, which adds patterns after the
+    /// variants, read the same tables). Its matches are this one's of those patterns, in the
+    /// same order: a state's outputs list its own patterns, then those of its suffixes, longest
+    /// first, each in pattern order, and the other patterns' states only add entries between.
+    func restricted(toFirst count: Int) -> MultiPatternMatcher {
+        MultiPatternMatcher(sharing: self, first: count)
+    }
+
     /// Number of DFA states (for diagnostics and benchmarks).
     public var stateCount: Int { tables.stateCount }
 
@@ -130,6 +150,7 @@ public struct MultiPatternMatcher: Sendable {
         let row = (state - Tables.classBytes) / (4 * t.classCount)
         for j in Int(t.outStart[row])..<Int(t.outStart[row + 1]) {
             let pi = Int(t.outList[j])
+            guard pi < patternLimit else { continue }
             let start = i + 1 - min(Int(t.patLength[pi]), prefixLength)
             if let m = t.confirm(pi, start: start, prefixLength: prefixLength, in: h, count: n) { body(m) }
         }
