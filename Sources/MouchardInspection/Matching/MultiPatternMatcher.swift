@@ -40,7 +40,8 @@ public struct MultiPatternMatcher: Sendable {
         self.patterns = patterns
         self.prefixLength = prefixLength
         self.patternLimit = patterns.count
-        // Byte classes: every folded byte that appears in a prefix gets its own class; the rest share 0.
+        // Byte classes: every folded byte that appears in a prefix gets its own class (up to 254);
+        // the rest share one.
         var classOf = [UInt8](repeating: 0, count: 256)
         var next: Int = 1
         for p in patterns {
@@ -49,8 +50,17 @@ public struct MultiPatternMatcher: Sendable {
                 if classOf[Int(f)] == 0, next < 255 { classOf[Int(f)] = UInt8(next); next += 1 }
             }
         }
-        for b in 0..<256 { classOf[b] = classOf[Int(foldASCII(UInt8(b)))] }
         let classes = next
+        // Numbered for the cache, not by first appearance: hex digits first (the 16 entries of a
+        // row that hex text reads, in one 64-byte line), then the other letters, the other bytes
+        // of prefixes, and the bytes of no prefix last.
+        var order: [UInt8] = []
+        for b in Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8) where classOf[Int(b)] != 0 { order.append(classOf[Int(b)]) }
+        for c in 1..<classes where !order.contains(UInt8(c)) { order.append(UInt8(c)) }
+        order.append(0)
+        var number = [UInt8](repeating: 0, count: classes)
+        for (k, c) in order.enumerated() { number[Int(c)] = UInt8(k) }
+        for b in 0..<256 { classOf[b] = number[Int(classOf[Int(foldASCII(UInt8(b)))])] }
         // Trie.
         var goto: [[Int32]] = [[Int32](repeating: -1, count: classes)]
         var outs: [[Int32]] = [[]]
@@ -147,7 +157,7 @@ public struct MultiPatternMatcher: Sendable {
     /// The confirmed matches of the prefixes that accepting `state` ends at haystack index `i`.
     func confirmMatches(state: Int, endingAt i: Int, in h: UnsafePointer<UInt8>, count n: Int, _ body: (Match) -> Void) {
         let t = tables
-        let row = (state - Tables.classBytes) / (4 * t.classCount)
+        let row = (state - Tables.classBytes) / (4 * t.rowEntries)
         for j in Int(t.outStart[row])..<Int(t.outStart[row + 1]) {
             let pi = Int(t.outList[j])
             guard pi < patternLimit else { continue }
@@ -173,6 +183,9 @@ public struct MultiPatternMatcher: Sendable {
         static let classBytes = 256
         let memory: UnsafeMutableRawPointer
         let classCount: Int
+        /// Entries per row: `classCount` rounded up to a multiple of 16, so that rows start on
+        /// 64-byte lines (the first 16 classes of a row in one line).
+        let rowEntries: Int
         /// States from here on end a pattern prefix.
         let firstAccepting: Int
         /// By row (state) number: where its outputs start in `outList`.
@@ -186,9 +199,11 @@ public struct MultiPatternMatcher: Sendable {
 
         init(classOf: [UInt8], classCount: Int, goto: [[Int32]], outputs: [[Int32]], patterns: [Pattern]) {
             self.classCount = classCount
+            let rowEntries = (classCount + 15) & ~15
+            self.rowEntries = rowEntries
             self.stateCount = goto.count
             // Row offsets must fit an Int32: past that the table alone would take 2 GB.
-            precondition(Self.classBytes + 4 * goto.count * classCount < Int(Int32.max), "automaton too large")
+            precondition(Self.classBytes + 4 * goto.count * rowEntries < Int(Int32.max), "automaton too large")
             // New numbers: states without outputs first (the root, without outputs, stays 0).
             var renumbered = [Int](repeating: 0, count: goto.count)
             var order: [Int] = []
@@ -196,13 +211,14 @@ public struct MultiPatternMatcher: Sendable {
             for s in goto.indices where outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
             let accepting = order.count
             for s in goto.indices where !outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
-            func offset(_ row: Int) -> Int { Self.classBytes + 4 * row * classCount }
+            func offset(_ row: Int) -> Int { Self.classBytes + 4 * row * rowEntries }
             self.firstAccepting = offset(accepting)
-            self.memory = .allocate(byteCount: offset(goto.count), alignment: 4)
+            self.memory = .allocate(byteCount: offset(goto.count), alignment: 64)
             memory.initializeMemory(as: UInt8.self, from: classOf, count: 256)
-            let table = (memory + Self.classBytes).bindMemory(to: Int32.self, capacity: goto.count * classCount)
+            let table = (memory + Self.classBytes).bindMemory(to: Int32.self, capacity: goto.count * rowEntries)
+            table.initialize(repeating: Int32(offset(0)), count: goto.count * rowEntries)
             for (row, s) in order.enumerated() {
-                for c in 0..<classCount { table[row * classCount + c] = Int32(offset(renumbered[Int(goto[s][c])])) }
+                for c in 0..<classCount { table[row * rowEntries + c] = Int32(offset(renumbered[Int(goto[s][c])])) }
             }
             let totalOut = outputs.reduce(0) { $0 + $1.count }
             self.outStart = .allocate(capacity: outputs.count + 1)
