@@ -72,4 +72,23 @@ import Testing
             #expect(restricted.matches(in: h) == alone.matches(in: h), "\(String(decoding: h, as: UTF8.self))")
         }
     }
+
+    /// The 8-byte fold used to confirm long patterns is `foldASCII` of each byte, for every byte
+    /// value in every position and random words.
+    @Test func foldingEightBytesAtOnceIsFoldingEachByte() {
+        func reference(_ x: UInt64) -> UInt64 {
+            (0..<8).reduce(UInt64(0)) { word, k in word | UInt64(foldASCII(UInt8(truncatingIfNeeded: x >> (8 * UInt64(k))))) << (8 * UInt64(k)) }
+        }
+        for b in 0..<256 {
+            for k: UInt64 in 0..<8 {
+                let x = UInt64(b) << (8 * k) | 0x5A41_7B40_5B60_7F80 & ~(0xFF << (8 * k))
+                #expect(foldedASCII(x) == reference(x), "byte \(b) at \(k)")
+            }
+        }
+        var rng = SplitMix(seed: 0xf01d)
+        for _ in 0..<20_000 {
+            let x = rng.next()
+            #expect(foldedASCII(x) == reference(x))
+        }
+    }
 }

@@ -252,6 +252,24 @@ public struct MultiPatternMatcher: Sendable {
             patBytes.deallocate(); patStart.deallocate(); patLength.deallocate(); patFlags.deallocate()
         }
 
+        /// `h[from..<to]` (`foldASCII` of each byte when `folding`) is `p[from..<to]`: 8 bytes at a
+        /// time (long variants: hashes, base64 forms, e-mail addresses), then one by one.
+        @inline(__always)
+        static func same(_ h: UnsafePointer<UInt8>, _ p: UnsafePointer<UInt8>, from: Int, to end: Int, folding: Bool) -> Bool {
+            var j = from
+            while j + 8 <= end {
+                let x = UnsafeRawPointer(h + j).loadUnaligned(as: UInt64.self)
+                let y = UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self)
+                if (folding ? foldedASCII(x) : x) != y { return false }
+                j += 8
+            }
+            while j < end {
+                if (folding ? foldASCII(h[j]) : h[j]) != p[j] { return false }
+                j += 1
+            }
+            return true
+        }
+
         @inline(__always)
         func confirm(_ pi: Int, start: Int, prefixLength: Int, in h: UnsafePointer<UInt8>, count n: Int) -> Match? {
             let length = Int(patLength[pi])
@@ -260,9 +278,9 @@ public struct MultiPatternMatcher: Sendable {
             let p = patBytes + Int(patStart[pi])
             let flags = patFlags[pi]
             if flags & 1 != 0 {
-                for j in 0..<length where h[start + j] != p[j] { return nil }
+                guard Self.same(h + start, p, from: 0, to: length, folding: false) else { return nil }
             } else if length > prefixLength {
-                for j in prefixLength..<length where foldASCII(h[start + j]) != p[j] { return nil }
+                guard Self.same(h + start, p, from: prefixLength, to: length, folding: true) else { return nil }
             }
             if flags & 2 != 0 {
                 if isASCIIAlnum(p[0]), start > 0, isASCIIAlnum(h[start - 1]) { return nil }
@@ -281,6 +299,19 @@ public struct MultiPatternMatcher: Sendable {
 
 @inline(__always)
 func foldASCII(_ b: UInt8) -> UInt8 { (b >= 0x41 && b <= 0x5A) ? b | 0x20 : b }
+
+/// `foldASCII` of each byte of `x`: a byte from `A` to `Z` (its low seven bits at least 0x41 and
+/// below 0x5B, its high bit clear) gets 0x20 added. No byte's sum carries into the next one (the
+/// low seven bits plus at most 0x3F).
+@inline(__always)
+func foldedASCII(_ x: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let low = x & (0x7F &* ones)
+    let atLeastA = low &+ ((0x80 - 0x41) &* ones)
+    let aboveZ = low &+ ((0x80 - 0x5B) &* ones)
+    let upper = atLeastA & ~aboveZ & ~x & (0x80 &* ones)
+    return x | upper >> 2
+}
 
 /// A byte of a name-like word as the span scan reads them: `A` and above (every non-ASCII byte
 /// too), `-`, `'`.
