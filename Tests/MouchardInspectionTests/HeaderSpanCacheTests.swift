@@ -57,4 +57,24 @@ import MouchardFlow
             }
         }
     }
+
+    /// Values that differ in one byte only, at every position of every length up to 40 (the
+    /// 8-byte reads, the last one overlapping), each get their own computed answer, asked twice.
+    @Test func valuesOneByteApartGetTheirOwnAnswers() {
+        let cache = HeaderValueCache<Int>()
+        func compute(_ b: UnsafeBufferPointer<UInt8>) -> Int { b.reduce(7) { $0 &* 31 &+ Int($1) } }
+        for round in 0..<2 {
+            for length in 1...40 {
+                let base = (0..<length).map { UInt8(0x61 + $0 % 26) }
+                for at in 0..<length {
+                    var v = base
+                    v[at] ^= UInt8(1 + round)
+                    for value in [base, v] {
+                        let got = value.withUnsafeBufferPointer { cache.answer(for: $0, compute) }
+                        #expect(got == value.withUnsafeBufferPointer(compute), "\(length) \(at)")
+                    }
+                }
+            }
+        }
+    }
 }

@@ -40,4 +40,55 @@ import Testing
             #expect(Set(matcher.matches(in: h)) == plainMatches(patterns, h), "\(String(decoding: h, as: UTF8.self))")
         }
     }
+
+    /// A matcher restricted to the first patterns of a larger one (the profile's matcher sharing
+    /// the span scan's automaton) reports exactly what a matcher of those patterns alone reports,
+    /// in the same order, and has the same patterns.
+    @Test func aRestrictedMatcherFindsWhatItsPatternsAloneFindInTheSameOrder() {
+        let variants: [MultiPatternMatcher.Pattern] = [
+            .init(bytes: Array("anna.berg@example.net".utf8)),
+            .init(bytes: Array("berg".utf8), wordBoundary: false),
+            .init(bytes: Array("nnab".utf8), caseSensitive: true, wordBoundary: false),
+            .init(bytes: Array("9f556435f8aa4567bc63".utf8)),
+            .init(bytes: Array("erg".utf8), wordBoundary: false),
+        ]
+        // Added after the variants: prefixes and suffixes of theirs, as name parts are.
+        let extra: [MultiPatternMatcher.Pattern] = [
+            .init(bytes: Array("anna".utf8), wordBoundary: false, nameWord: true),
+            .init(bytes: Array("berg".utf8), wordBoundary: false, nameWord: true),
+            .init(bytes: Array("nna".utf8), wordBoundary: false),
+            .init(bytes: Array("9f55".utf8), wordBoundary: false),
+            .init(bytes: Array("rg@ex".utf8), wordBoundary: false),
+        ]
+        let alone = MultiPatternMatcher(patterns: variants)
+        let restricted = MultiPatternMatcher(patterns: variants + extra).restricted(toFirst: variants.count)
+        #expect(restricted.patterns.map(\.bytes) == variants.map(\.bytes))
+        var rng = SplitMix(seed: 0x51ce)
+        let pieces = ["anna.berg@example.net", "Anna", "BERG", "nnab", "NNAB", "9F556435F8AA4567BC63", "9f55", "erg", "rg@ex",
+                      "-", "'", " ", "x", "1", "@"]
+        for _ in 0..<2_000 {
+            var h: [UInt8] = []
+            for _ in 0..<Int(1 + rng.next() % 6) { h += Array(pieces[Int(rng.next() % UInt64(pieces.count))].utf8) }
+            #expect(restricted.matches(in: h) == alone.matches(in: h), "\(String(decoding: h, as: UTF8.self))")
+        }
+    }
+
+    /// The 8-byte fold used to confirm long patterns is `foldASCII` of each byte, for every byte
+    /// value in every position and random words.
+    @Test func foldingEightBytesAtOnceIsFoldingEachByte() {
+        func reference(_ x: UInt64) -> UInt64 {
+            (0..<8).reduce(UInt64(0)) { word, k in word | UInt64(foldASCII(UInt8(truncatingIfNeeded: x >> (8 * UInt64(k))))) << (8 * UInt64(k)) }
+        }
+        for b in 0..<256 {
+            for k: UInt64 in 0..<8 {
+                let x = UInt64(b) << (8 * k) | 0x5A41_7B40_5B60_7F80 & ~(0xFF << (8 * k))
+                #expect(foldedASCII(x) == reference(x), "byte \(b) at \(k)")
+            }
+        }
+        var rng = SplitMix(seed: 0xf01d)
+        for _ in 0..<20_000 {
+            let x = rng.next()
+            #expect(foldedASCII(x) == reference(x))
+        }
+    }
 }

@@ -27,6 +27,9 @@ struct FoldedKeySearch: Sendable {
     private var secondSkip = ChunkSkip()
     /// Some needle is empty: every haystack holds it.
     private var always = false
+    /// The needles' first two bytes as 1,024 bits (`pairBit`; every second byte after a needle of
+    /// one byte): a candidate whose two bytes have no bit is no needle's start.
+    private var pairs = [UInt64](repeating: 0, count: 16)
 
     init(_ needles: [String]) {
         var packed: [UInt8] = []
@@ -42,9 +45,15 @@ struct FoldedKeySearch: Sendable {
             if bytes.count > 1 {
                 seconds.insert(bytes[1])
                 secondSkip.add(bytes[1])
+                let bit = Self.pairBit(f, bytes[1])
+                pairs[bit >> 6] |= 1 << UInt64(bit & 63)
             } else {
                 seconds = ByteSet(all: true)
                 secondSkip.disable()
+                for second in 0..<32 {
+                    let bit = Self.pairBit(f, UInt8(second))
+                    pairs[bit >> 6] |= 1 << UInt64(bit & 63)
+                }
             }
         }
         self.packed = packed
@@ -59,30 +68,43 @@ struct FoldedKeySearch: Sendable {
         guard let hp = h.baseAddress, !packed.isEmpty else { return false }
         let n = h.count
         let skip = skip, secondSkip = secondSkip
-        var i = 0
-        while i < n {
-            // 8 bytes at a time while none of them can start a needle, or none that can is
-            // followed by a byte that can come second (the 8 bytes after, read one byte on).
-            if skip.usable, i + 8 <= n {
-                let x = UnsafeRawPointer(hp + i).loadUnaligned(as: UInt64.self)
-                let starts = skip.mayStartBits(x)
-                if starts == 0 { i += 8; continue }
-                if secondSkip.usable, i + 9 <= n {
-                    // Only the bytes whose bit is left can start a needle: each is looked at.
-                    var left = starts & secondSkip.mayStartBits(UnsafeRawPointer(hp + i + 1).loadUnaligned(as: UInt64.self))
-                    while left != 0 {
-                        let j = i + left.trailingZeroBitCount / 8
-                        if firsts.contains(hp[j]), seconds.contains(foldASCII(hp[j + 1])), matchesAny(h, at: j) { return true }
-                        left &= left &- 1
+        let chunked = skip.usable, paired = secondSkip.usable
+        return pairs.withUnsafeBufferPointer { pairs in
+            var i = 0
+            while i < n {
+                // 8 bytes at a time while none of them can start a needle, or none that can is
+                // followed by a byte that can come second (the 8 bytes after, read one byte on).
+                if chunked, i + 8 <= n {
+                    let x = UnsafeRawPointer(hp + i).loadUnaligned(as: UInt64.self)
+                    let starts = skip.mayStartBits(x)
+                    if starts == 0 { i += 8; continue }
+                    if paired, i + 9 <= n {
+                        // Only the bytes whose bit is left can start a needle: each is looked at,
+                        // with the byte after it (`pairs`).
+                        var left = starts & secondSkip.mayStartBits(UnsafeRawPointer(hp + i + 1).loadUnaligned(as: UInt64.self))
+                        while left != 0 {
+                            let j = i + left.trailingZeroBitCount / 8
+                            let bit = Self.pairBit(hp[j], hp[j + 1])
+                            if pairs[bit >> 6] >> UInt64(bit & 63) & 1 != 0, firsts.contains(hp[j]), matchesAny(h, at: j) { return true }
+                            left &= left &- 1
+                        }
+                        i += 8
+                        continue
                     }
-                    i += 8
-                    continue
                 }
+                if firsts.contains(hp[i]), i + 1 == n || seconds.contains(foldASCII(hp[i + 1])), matchesAny(h, at: i) { return true }
+                i += 1
             }
-            if firsts.contains(hp[i]), i + 1 == n || seconds.contains(foldASCII(hp[i + 1])), matchesAny(h, at: i) { return true }
-            i += 1
+            return false
         }
-        return false
+    }
+
+    /// The bit of `pairs` for a first and a second byte: their low five bits after `| 0x20`, the
+    /// same for both ASCII cases of a letter (and for a few other bytes: a candidate is checked
+    /// whole after).
+    @inline(__always)
+    private static func pairBit(_ first: UInt8, _ second: UInt8) -> Int {
+        Int((first | 0x20) & 31) << 5 | Int((second | 0x20) & 31)
     }
 
     /// One of the needles starts at `h[i]`, ignoring ASCII case.

@@ -32,11 +32,16 @@ public struct MultiPatternMatcher: Sendable {
     public let patterns: [Pattern]
     public let prefixLength: Int
     private let tables: Tables
+    /// Matches of patterns from here on (in the tables' numbering) are not reported: this matcher
+    /// shares another's automaton (`restricted(toFirst:)`).
+    private let patternLimit: Int
 
     public init(patterns: [Pattern], prefixLength: Int = 12) {
         self.patterns = patterns
         self.prefixLength = prefixLength
-        // Byte classes: every folded byte that appears in a prefix gets its own class; the rest share 0.
+        self.patternLimit = patterns.count
+        // Byte classes: every folded byte that appears in a prefix gets its own class (up to 254);
+        // the rest share one.
         var classOf = [UInt8](repeating: 0, count: 256)
         var next: Int = 1
         for p in patterns {
@@ -45,8 +50,17 @@ public struct MultiPatternMatcher: Sendable {
                 if classOf[Int(f)] == 0, next < 255 { classOf[Int(f)] = UInt8(next); next += 1 }
             }
         }
-        for b in 0..<256 { classOf[b] = classOf[Int(foldASCII(UInt8(b)))] }
         let classes = next
+        // Numbered for the cache, not by first appearance: hex digits first (the 16 entries of a
+        // row that hex text reads, in one 64-byte line), then the other letters, the other bytes
+        // of prefixes, and the bytes of no prefix last.
+        var order: [UInt8] = []
+        for b in Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8) where classOf[Int(b)] != 0 { order.append(classOf[Int(b)]) }
+        for c in 1..<classes where !order.contains(UInt8(c)) { order.append(UInt8(c)) }
+        order.append(0)
+        var number = [UInt8](repeating: 0, count: classes)
+        for (k, c) in order.enumerated() { number[Int(c)] = UInt8(k) }
+        for b in 0..<256 { classOf[b] = number[Int(classOf[Int(foldASCII(UInt8(b)))])] }
         // Trie.
         var goto: [[Int32]] = [[Int32](repeating: -1, count: classes)]
         var outs: [[Int32]] = [[]]
@@ -85,6 +99,22 @@ public struct MultiPatternMatcher: Sendable {
             }
         }
         self.tables = Tables(classOf: classOf, classCount: classes, goto: goto, outputs: outs, patterns: patterns)
+    }
+
+    private init(sharing other: MultiPatternMatcher, first count: Int) {
+        self.patterns = Array(other.patterns.prefix(count))
+        self.prefixLength = other.prefixLength
+        self.tables = other.tables
+        self.patternLimit = min(count, other.patternLimit)
+    }
+
+    /// A matcher of this one's first `count` patterns that shares its automaton (no memory of
+    /// its own: the profile's matcher and the span scan's, which adds patterns after the
+    /// variants, read the same tables). Its matches are this one's of those patterns, in the
+    /// same order: a state's outputs list its own patterns, then those of its suffixes, longest
+    /// first, each in pattern order, and the other patterns' states only add entries between.
+    func restricted(toFirst count: Int) -> MultiPatternMatcher {
+        MultiPatternMatcher(sharing: self, first: count)
     }
 
     /// Number of DFA states (for diagnostics and benchmarks).
@@ -127,9 +157,10 @@ public struct MultiPatternMatcher: Sendable {
     /// The confirmed matches of the prefixes that accepting `state` ends at haystack index `i`.
     func confirmMatches(state: Int, endingAt i: Int, in h: UnsafePointer<UInt8>, count n: Int, _ body: (Match) -> Void) {
         let t = tables
-        let row = (state - Tables.classBytes) / (4 * t.classCount)
+        let row = (state - Tables.classBytes) / (4 * t.rowEntries)
         for j in Int(t.outStart[row])..<Int(t.outStart[row + 1]) {
             let pi = Int(t.outList[j])
+            guard pi < patternLimit else { continue }
             let start = i + 1 - min(Int(t.patLength[pi]), prefixLength)
             if let m = t.confirm(pi, start: start, prefixLength: prefixLength, in: h, count: n) { body(m) }
         }
@@ -152,6 +183,9 @@ public struct MultiPatternMatcher: Sendable {
         static let classBytes = 256
         let memory: UnsafeMutableRawPointer
         let classCount: Int
+        /// Entries per row: `classCount` rounded up to a multiple of 16, so that rows start on
+        /// 64-byte lines (the first 16 classes of a row in one line).
+        let rowEntries: Int
         /// States from here on end a pattern prefix.
         let firstAccepting: Int
         /// By row (state) number: where its outputs start in `outList`.
@@ -165,9 +199,11 @@ public struct MultiPatternMatcher: Sendable {
 
         init(classOf: [UInt8], classCount: Int, goto: [[Int32]], outputs: [[Int32]], patterns: [Pattern]) {
             self.classCount = classCount
+            let rowEntries = (classCount + 15) & ~15
+            self.rowEntries = rowEntries
             self.stateCount = goto.count
             // Row offsets must fit an Int32: past that the table alone would take 2 GB.
-            precondition(Self.classBytes + 4 * goto.count * classCount < Int(Int32.max), "automaton too large")
+            precondition(Self.classBytes + 4 * goto.count * rowEntries < Int(Int32.max), "automaton too large")
             // New numbers: states without outputs first (the root, without outputs, stays 0).
             var renumbered = [Int](repeating: 0, count: goto.count)
             var order: [Int] = []
@@ -175,13 +211,14 @@ public struct MultiPatternMatcher: Sendable {
             for s in goto.indices where outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
             let accepting = order.count
             for s in goto.indices where !outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
-            func offset(_ row: Int) -> Int { Self.classBytes + 4 * row * classCount }
+            func offset(_ row: Int) -> Int { Self.classBytes + 4 * row * rowEntries }
             self.firstAccepting = offset(accepting)
-            self.memory = .allocate(byteCount: offset(goto.count), alignment: 4)
+            self.memory = .allocate(byteCount: offset(goto.count), alignment: 64)
             memory.initializeMemory(as: UInt8.self, from: classOf, count: 256)
-            let table = (memory + Self.classBytes).bindMemory(to: Int32.self, capacity: goto.count * classCount)
+            let table = (memory + Self.classBytes).bindMemory(to: Int32.self, capacity: goto.count * rowEntries)
+            table.initialize(repeating: Int32(offset(0)), count: goto.count * rowEntries)
             for (row, s) in order.enumerated() {
-                for c in 0..<classCount { table[row * classCount + c] = Int32(offset(renumbered[Int(goto[s][c])])) }
+                for c in 0..<classCount { table[row * rowEntries + c] = Int32(offset(renumbered[Int(goto[s][c])])) }
             }
             let totalOut = outputs.reduce(0) { $0 + $1.count }
             self.outStart = .allocate(capacity: outputs.count + 1)
@@ -215,6 +252,24 @@ public struct MultiPatternMatcher: Sendable {
             patBytes.deallocate(); patStart.deallocate(); patLength.deallocate(); patFlags.deallocate()
         }
 
+        /// `h[from..<to]` (`foldASCII` of each byte when `folding`) is `p[from..<to]`: 8 bytes at a
+        /// time (long variants: hashes, base64 forms, e-mail addresses), then one by one.
+        @inline(__always)
+        static func same(_ h: UnsafePointer<UInt8>, _ p: UnsafePointer<UInt8>, from: Int, to end: Int, folding: Bool) -> Bool {
+            var j = from
+            while j + 8 <= end {
+                let x = UnsafeRawPointer(h + j).loadUnaligned(as: UInt64.self)
+                let y = UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self)
+                if (folding ? foldedASCII(x) : x) != y { return false }
+                j += 8
+            }
+            while j < end {
+                if (folding ? foldASCII(h[j]) : h[j]) != p[j] { return false }
+                j += 1
+            }
+            return true
+        }
+
         @inline(__always)
         func confirm(_ pi: Int, start: Int, prefixLength: Int, in h: UnsafePointer<UInt8>, count n: Int) -> Match? {
             let length = Int(patLength[pi])
@@ -223,9 +278,9 @@ public struct MultiPatternMatcher: Sendable {
             let p = patBytes + Int(patStart[pi])
             let flags = patFlags[pi]
             if flags & 1 != 0 {
-                for j in 0..<length where h[start + j] != p[j] { return nil }
+                guard Self.same(h + start, p, from: 0, to: length, folding: false) else { return nil }
             } else if length > prefixLength {
-                for j in prefixLength..<length where foldASCII(h[start + j]) != p[j] { return nil }
+                guard Self.same(h + start, p, from: prefixLength, to: length, folding: true) else { return nil }
             }
             if flags & 2 != 0 {
                 if isASCIIAlnum(p[0]), start > 0, isASCIIAlnum(h[start - 1]) { return nil }
@@ -244,6 +299,19 @@ public struct MultiPatternMatcher: Sendable {
 
 @inline(__always)
 func foldASCII(_ b: UInt8) -> UInt8 { (b >= 0x41 && b <= 0x5A) ? b | 0x20 : b }
+
+/// `foldASCII` of each byte of `x`: a byte from `A` to `Z` (its low seven bits at least 0x41 and
+/// below 0x5B, its high bit clear) gets 0x20 added. No byte's sum carries into the next one (the
+/// low seven bits plus at most 0x3F).
+@inline(__always)
+func foldedASCII(_ x: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let low = x & (0x7F &* ones)
+    let atLeastA = low &+ ((0x80 - 0x41) &* ones)
+    let aboveZ = low &+ ((0x80 - 0x5B) &* ones)
+    let upper = atLeastA & ~aboveZ & ~x & (0x80 &* ones)
+    return x | upper >> 2
+}
 
 /// A byte of a name-like word as the span scan reads them: `A` and above (every non-ASCII byte
 /// too), `-`, `'`.

@@ -62,11 +62,17 @@ final class HeaderValueCache<Answer: Sendable>: Sendable {
                 i += 8
             }
             var last: UInt64 = 0
-            var shift: UInt64 = 0
-            while i < raw.count {
-                last |= UInt64(raw[i]) << shift
-                shift += 8
-                i += 1
+            if raw.count >= 8 {
+                // The last 8 bytes, those already read shifted out (one load, no loop).
+                let rest = raw.count - i
+                if rest > 0 { last = raw.loadUnaligned(fromByteOffset: raw.count - 8, as: UInt64.self) >> UInt64(8 * (8 - rest)) }
+            } else {
+                var shift: UInt64 = 0
+                while i < raw.count {
+                    last |= UInt64(raw[i]) << shift
+                    shift += 8
+                    i += 1
+                }
             }
             h = (h ^ last) &* 0x100_0000_01b3
             h ^= h >> 32
@@ -81,6 +87,11 @@ final class HeaderValueCache<Answer: Sendable>: Sendable {
         while i + 8 <= x.count {
             if x.loadUnaligned(fromByteOffset: i, as: UInt64.self) != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
             i += 8
+        }
+        // The last 8 bytes at once when there are 8 (some compared twice).
+        if i < x.count, x.count >= 8 {
+            let k = x.count - 8
+            return x.loadUnaligned(fromByteOffset: k, as: UInt64.self) == y.loadUnaligned(fromByteOffset: k, as: UInt64.self)
         }
         while i < x.count {
             if x[i] != y[i] { return false }

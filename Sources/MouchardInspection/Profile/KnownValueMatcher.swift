@@ -49,11 +49,14 @@ public struct KnownValueMatcher: Sendable {
         let headerSpans = HeaderSpanCache()
         /// The span scan's automaton: the variants and the name parts (`spanMatcher(variants:nameParts:)`).
         let spanMatcher: MultiPatternMatcher
-        init(matcher: MultiPatternMatcher, targets: [Target], phoneDigits: [String: [Target]],
+        init(variants: [MultiPatternMatcher.Pattern], targets: [Target], phoneDigits: [String: [Target]],
              nameParts: [String: [(name: Int, part: Int)]], splitNames: [(target: Target, parts: Int)],
              namePartLengths: Set<Int>, namePartHashes: [UInt64]) {
+            // One automaton for both: the variants' matcher reads the span scan's tables.
+            let spanMatcher = KnownValueMatcher.spanMatcher(variants: variants, nameParts: nameParts.keys.sorted())
+            let matcher = spanMatcher.restricted(toFirst: variants.count)
+            self.spanMatcher = spanMatcher
             self.matcher = matcher
-            self.spanMatcher = KnownValueMatcher.spanMatcher(variants: matcher.patterns, nameParts: nameParts.keys.sorted())
             self.targets = targets
             self.variantTexts = matcher.patterns.map { String(decoding: $0.bytes, as: UTF8.self) }
             self.variantBytes = matcher.patterns.flatMap(\.bytes)
@@ -147,7 +150,7 @@ public struct KnownValueMatcher: Sendable {
             guard let f = key.utf8.first, let l = key.utf8.last else { return set }
             return set | Self.namePartShapeBit(first: f, last: l, length: key.utf8.count)
         }
-        self.tables = Tables(matcher: MultiPatternMatcher(patterns: b.patterns), targets: b.targets, phoneDigits: b.phoneDigits,
+        self.tables = Tables(variants: b.patterns, targets: b.targets, phoneDigits: b.phoneDigits,
                              nameParts: parts, splitNames: split, namePartLengths: lengths,
                              namePartHashes: parts.keys.map { fnv1a($0.utf8) })
         self.location = profile.location

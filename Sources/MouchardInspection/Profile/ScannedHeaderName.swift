@@ -51,12 +51,22 @@ enum ScannedHeaderName: Equatable {
     /// The walk reads nothing of the value.
     var isUnread: Bool { self == .unread || self == .contentType || self == .contentEncoding }
 
-    /// `name` (of `word`'s length) is `word` (lower case) in any ASCII case.
+    /// `name` (of `word`'s length) is `word` (lower case) in any ASCII case: 8 bytes at a time
+    /// (`foldedASCII`), then one by one.
     @inline(__always)
     private static func same(_ name: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
-        guard name.count == word.utf8CodeUnitCount else { return false }
+        guard name.count == word.utf8CodeUnitCount, let base = name.baseAddress else { return false }
         let w = word.utf8Start
-        for k in 0..<name.count where foldASCII(name[k]) != w[k] { return false }
+        var k = 0
+        while k + 8 <= name.count {
+            let x = UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self)
+            if foldedASCII(x) != UnsafeRawPointer(w + k).loadUnaligned(as: UInt64.self) { return false }
+            k += 8
+        }
+        while k < name.count {
+            if foldASCII(name[k]) != w[k] { return false }
+            k += 1
+        }
         return true
     }
 }
