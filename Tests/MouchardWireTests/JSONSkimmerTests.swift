@@ -113,6 +113,23 @@ import Testing
         }
     }
 
+    /// Escaped strings decoded without the parser (simple escapes, `\u` outside the surrogates)
+    /// read the same bytes as the parser, and the others still fall back to it.
+    @Test func escapedStringsDecodeAsTheParserDoes() {
+        let strings = [
+            #""a\u00e9\u0041\u20ac\u07ff\u0800\uffff\n\t\/\b\f\r\"\\z""#, #""\u0000x""#, #""\uD83D\uDE00""#,
+            #""\ud800\u0041""#, #""\udc00""#, #""abc\""#, #""\u12""#, #""\u12zz""#, #""\x""#, "\"a\\n\u{01}\"",
+            #""a"b\n""#, #""\uE000\u00""#, "\"\\u00e9\u{e9}\"",
+        ]
+        for text in strings {
+            let bytes = Array(text.utf8)
+            let span = JSONSkimmer.Span(start: 0, end: bytes.count, kind: .string)
+            let parsed: [UInt8]
+            if case .string(let s)? = (try? JSONParser(maxDepth: 1).parse(bytes))?.kind { parsed = s } else { parsed = [] }
+            #expect(JSONSkimmer(bytes).string(span) == parsed, "\(text)")
+        }
+    }
+
     @Test(arguments: [UInt64(1), 2, 3])
     func agreesWithTheParserOnMutations(seed: UInt64) {
         var mutator = ByteMutator(seed: seed)
