@@ -127,10 +127,12 @@ public struct Inspector: Sendable {
             let words = index.map { targetWords[$0] } ?? phoneTarget.map { phoneTargetWords[$0] ?? TargetWords($0) }
             guard let words else { return }
             let origin = fields[i].origin
-            let encoding = origin.encodingChain(first: words.chainFirst)
-            out.add(Detection(category: words.category, type: words.type, origin: origin, encoding: encoding, evidence: matched,
-                              rule: words.rule, confidence: words.confidence, severity: words.severity, what: words.what,
-                              maskedEvidence: isVariantText ? words.maskedVariant : nil))
+            // A hit the set already holds as confidently (a value seen twice at one place) is not built.
+            out.add(category: words.category, type: words.type, place: origin.location, confidence: words.confidence) {
+                Detection(category: words.category, type: words.type, origin: origin, encoding: origin.encodingChain(first: words.chainFirst),
+                          evidence: matched, rule: words.rule, confidence: words.confidence, severity: words.severity, what: words.what,
+                          maskedEvidence: isVariantText ? words.maskedVariant : nil)
+            }
         }
         for (t, origin, text) in kv.splitNameHits(extracted.fields) {
             out.add(Detection(category: t.category, type: t.type, origin: origin, encoding: origin.encodingChain(),
@@ -307,10 +309,9 @@ public struct Detection: Sendable, Hashable {
                        time: time, inner: inner)
     }
 
-    var whereKey: String {
-        let p = whereOverride ?? Place(location: origin.location, inner: origin.inner)
-        return p.location
-    }
+    /// Where the detection is (its place's location): with category and type, what a request's
+    /// detections are deduplicated by.
+    var whereKey: String { box.whereOverride?.location ?? box.origin.location }
 
     static func coordinates(group: NumberGroup, _ a: NumberGroup.Member, _ b: NumberGroup.Member, rule: String, confidence: Double) -> Detection {
         let place: Place
@@ -345,29 +346,49 @@ struct DetectionSet {
     private(set) var items: [Detection] = []
 
     mutating func add(_ d: consuming Detection) {
-        if items.count <= Self.linearLimit {
-            let place = d.whereOverride?.location ?? d.origin.location
-            for i in items.indices where items[i].category == d.category && items[i].type == d.type
-                && (items[i].whereOverride?.location ?? items[i].origin.location) == place {
-                if d.confidence > items[i].confidence { items[i] = d }
-                return
-            }
-            if items.isEmpty { items.reserveCapacity(4) }
-            items.append(d)
-            if items.count > Self.linearLimit {
-                for i in items.indices {
-                    byKey[Key(category: items[i].category, type: items[i].type, where_: items[i].whereOverride?.location ?? items[i].origin.location)] = i
-                }
-            }
-            return
-        }
-        let key = Key(category: d.category, type: d.type, where_: d.whereOverride?.location ?? d.origin.location)
-        if let i = byKey[key] {
+        let place = d.whereKey
+        if let i = index(category: d.category, type: d.type, place: place) {
             if d.confidence > items[i].confidence { items[i] = d }
             return
         }
-        byKey[key] = items.count
+        append(d, place: place)
+    }
+
+    /// `add(make())`, without making the detection when the set would drop it at once: one of
+    /// the same category, type and place (`whereKey`) is there already, at least as confident.
+    mutating func add(category: String, type: String, place: String, confidence: Double, _ make: () -> Detection) {
+        if let i = index(category: category, type: type, place: place) {
+            if confidence > items[i].confidence { items[i] = make() }
+            return
+        }
+        append(make(), place: place)
+    }
+
+    /// The index of the detection of `category`, `type` and `place`, nil when there is none.
+    private func index(category: String, type: String, place: String) -> Int? {
+        if items.count <= Self.linearLimit {
+            for i in items.indices where items[i].category == category && items[i].type == type && items[i].whereKey == place {
+                return i
+            }
+            return nil
+        }
+        return byKey[Key(category: category, type: type, where_: place)]
+    }
+
+    /// Appends a detection of a new (category, type, place), indexing the set once it is large.
+    private mutating func append(_ d: consuming Detection, place: String) {
+        if items.count > Self.linearLimit {
+            byKey[Key(category: d.category, type: d.type, where_: place)] = items.count
+            items.append(d)
+            return
+        }
+        if items.isEmpty { items.reserveCapacity(4) }
         items.append(d)
+        if items.count > Self.linearLimit {
+            for i in items.indices {
+                byKey[Key(category: items[i].category, type: items[i].type, where_: items[i].whereKey)] = i
+            }
+        }
     }
 
     /// The detections in order, without the weaker reading of a value that another type explains
