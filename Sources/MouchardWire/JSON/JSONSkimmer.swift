@@ -279,7 +279,14 @@ public struct JSONSkimmer: Sendable {
             i += 1
             escaped = false
             let special = JSONSkimmer.stringSpecialBytes
+            let lastWord = min(end, p.count) - 8
             while i < end {
+                // Eight bytes at a time: straight to the first quote, backslash or control byte.
+                if i <= lastWord, let base = p.baseAddress {
+                    let flags = JSONSkimmer.stringSpecialFlags(UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)))
+                    if flags == 0 { i += 8; continue }
+                    i += flags.trailingZeroBitCount >> 3
+                }
                 let b = p[i]
                 // Most bytes are none of a quote, a backslash or a control byte: one look-up.
                 if !special[Int(b)] { i += 1; continue }
@@ -310,6 +317,20 @@ public struct JSONSkimmer: Sendable {
             }
             return false
         }
+    }
+
+    /// The high bit of each byte of `w` (first byte lowest) that is a quote, a backslash or a
+    /// control byte, and possibly of bytes after such a one: the lowest bit set marks the first
+    /// of them exactly (a borrow only runs upward from a byte that is one), zero when there is none.
+    @inline(__always)
+    static func stringSpecialFlags(_ w: UInt64) -> UInt64 {
+        let low: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let quote = w ^ (low &* 0x22), backslash = w ^ (low &* 0x5C)
+        let zeroQuote = (quote &- low) & ~quote
+        let zeroBackslash = (backslash &- low) & ~backslash
+        let below20 = (w &- low &* 0x20) & ~w
+        return (zeroQuote | zeroBackslash | below20) & high
     }
 
     /// True for the bytes a JSON string's validation stops at: `"`, `\\` and control bytes (a
