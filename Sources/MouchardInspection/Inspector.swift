@@ -129,9 +129,8 @@ public struct Inspector: Sendable {
             let origin = fields[i].origin
             // A hit the set already holds as confidently (a value seen twice at one place) is not built.
             out.add(category: words.category, type: words.type, place: origin.location, confidence: words.confidence) {
-                Detection(category: words.category, type: words.type, origin: origin, encoding: origin.encodingChain(first: words.chainFirst),
-                          evidence: matched, rule: words.rule, confidence: words.confidence, severity: words.severity, what: words.what,
-                          maskedEvidence: isVariantText ? words.maskedVariant : nil)
+                Detection(words: words.shared, origin: origin, encoding: origin.encodingChain(first: words.chainFirst), evidence: matched,
+                          confidence: words.confidence, maskedEvidence: isVariantText ? words.maskedVariant : nil)
             }
         }
         for (t, origin, text) in kv.splitNameHits(extracted.fields) {
@@ -164,6 +163,8 @@ private final class TargetWords: Sendable {
     let confidence: Double
     /// `maskEvidence` of the variant's text, for hits that match it byte for byte.
     let maskedVariant: String?
+    /// category, type, rule, severity and what, as every detection of the target holds them.
+    let shared: DetectionWords
 
     init(_ t: KnownValueMatcher.Target, variantText: String? = nil) {
         maskedVariant = variantText.map(maskEvidence)
@@ -174,6 +175,7 @@ private final class TargetWords: Sendable {
         what = describe(category: t.category, type: t.type)
         severity = MouchardInspection.severity(of: t.category)
         confidence = t.transform == "base64" ? 0.95 : 1.0
+        shared = DetectionWords(category: category, type: type, rule: rule, severity: severity, what: what)
     }
 }
 
@@ -214,48 +216,53 @@ public struct Detection: Sendable, Hashable {
                   confidence: confidence, severity: severity, what: what, whereOverride: whereOverride, coordinate: nil)
     }
 
-    /// A detection whose masked evidence is known already (`maskEvidence(evidence)`, shared).
-    init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
-         confidence: Double, severity: String, what: String, maskedEvidence: String?) {
-        self.init(category: category, type: type, origin: origin, encoding: encoding, evidence: evidence, rule: rule,
-                  confidence: confidence, severity: severity, what: what)
+    /// A detection of a profile target: its words shared with every detection of the target
+    /// (one reference, not five strings), its masked evidence known already when given.
+    init(words: DetectionWords, origin: FieldOrigin, encoding: String, evidence: String, confidence: Double, maskedEvidence: String?) {
+        box = Box(words: words, origin: origin, encoding: encoding, evidence: evidence, confidence: confidence,
+                  whereOverride: nil, coordinate: nil)
         box.maskedEvidence = maskedEvidence
     }
 
     /// The fields. Never changed while shared (`unique()` copies first), hence `@unchecked Sendable`.
     private final class Box: @unchecked Sendable {
-        var category: String
-        var type: String
+        var words: DetectionWords
         var origin: FieldOrigin
         var encoding: String
         var evidence: String
-        var rule: String
         var confidence: Double
-        var severity: String
-        var what: String
         var whereOverride: Place?
         var coordinate: Coordinate?
         /// `maskEvidence(evidence)` when known in advance (not part of equality: it follows from `evidence`).
         var maskedEvidence: String?
 
-        init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
-             confidence: Double, severity: String, what: String, whereOverride: Place?, coordinate: Coordinate?) {
-            self.category = category
-            self.type = type
+        var category: String { get { words.category } set { words = words.with(category: newValue) } }
+        var type: String { get { words.type } set { words = words.with(type: newValue) } }
+        var rule: String { get { words.rule } set { words = words.with(rule: newValue) } }
+        var severity: String { get { words.severity } set { words = words.with(severity: newValue) } }
+        var what: String { get { words.what } set { words = words.with(what: newValue) } }
+
+        convenience init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
+                         confidence: Double, severity: String, what: String, whereOverride: Place?, coordinate: Coordinate?) {
+            self.init(words: DetectionWords(category: category, type: type, rule: rule, severity: severity, what: what),
+                      origin: origin, encoding: encoding, evidence: evidence, confidence: confidence,
+                      whereOverride: whereOverride, coordinate: coordinate)
+        }
+
+        init(words: DetectionWords, origin: FieldOrigin, encoding: String, evidence: String, confidence: Double,
+             whereOverride: Place?, coordinate: Coordinate?) {
+            self.words = words
             self.origin = origin
             self.encoding = encoding
             self.evidence = evidence
-            self.rule = rule
             self.confidence = confidence
-            self.severity = severity
-            self.what = what
             self.whereOverride = whereOverride
             self.coordinate = coordinate
         }
 
         func copy() -> Box {
-            let box = Box(category: category, type: type, origin: origin, encoding: encoding, evidence: evidence, rule: rule,
-                          confidence: confidence, severity: severity, what: what, whereOverride: whereOverride, coordinate: coordinate)
+            let box = Box(words: words, origin: origin, encoding: encoding, evidence: evidence, confidence: confidence,
+                          whereOverride: whereOverride, coordinate: coordinate)
             box.maskedEvidence = maskedEvidence
             return box
         }
@@ -328,6 +335,32 @@ public struct Detection: Sendable, Hashable {
                           severity: "high", what: "The device's location", whereOverride: place)
         d.coordinate = Coordinate(latitude: a.value, longitude: b.value)
         return d
+    }
+}
+
+/// The words of a detection that come with what it detected (a profile target, a rule):
+/// category, type, rule, severity and description, shared by every detection of it, so that a
+/// detection holds one reference to them instead of five strings.
+final class DetectionWords: Sendable {
+    let category: String
+    let type: String
+    let rule: String
+    let severity: String
+    let what: String
+
+    init(category: String, type: String, rule: String, severity: String, what: String) {
+        self.category = category
+        self.type = type
+        self.rule = rule
+        self.severity = severity
+        self.what = what
+    }
+
+    /// These words with the ones given replaced.
+    func with(category: String? = nil, type: String? = nil, rule: String? = nil, severity: String? = nil,
+              what: String? = nil) -> DetectionWords {
+        DetectionWords(category: category ?? self.category, type: type ?? self.type, rule: rule ?? self.rule,
+                       severity: severity ?? self.severity, what: what ?? self.what)
     }
 }
 
