@@ -32,6 +32,14 @@ public struct ContentDecoder: Sendable {
     /// Decodes a `Content-Encoding` value (possibly a list like `gzip, br`, applied in order,
     /// so decoded in reverse). `identity` and empty are no-ops.
     public func decode(_ data: [UInt8], contentEncoding: String) throws(ContentDecodingError) -> [UInt8] {
+        // The usual single coding, spelled as servers send it: no list to split and fold.
+        switch contentEncoding {
+        case "gzip": return try gunzip(data)
+        case "deflate": return try inflate(data)
+        case "br": return try brotliDecompress(data)
+        case "", "identity": return data
+        default: break
+        }
         let codings = contentEncoding.split(separator: ",").map { $0.filter { $0 != " " && $0 != "\t" }.lowercased() }
             .filter { !$0.isEmpty && $0 != "identity" }
         var out = data
@@ -81,24 +89,33 @@ public struct ContentDecoder: Sendable {
             throw .corrupt(coding: coding, detail: "inflateInit failed", offset: 0)
         }
         defer { inflateEnd(&stream) }
-        var out = [UInt8]()
-        // Sized to the input: most request bodies are small, and zeroing 64 KiB for a 200-byte
-        // body would cost more than inflating it.
-        let chunk = min(64 * 1024, max(4096, data.count * 8))
-        var buffer = [UInt8](repeating: 0, count: chunk)
+        // Inflated straight into one growing buffer (not a zeroed chunk copied out after each
+        // call), sized to the input first: most request bodies are small. Never more than
+        // `limit + 1` bytes, enough to tell that the output is too large.
+        let ceiling = max(1, limit < Int.max ? limit + 1 : limit)
+        var capacity = min(ceiling, max(4096, data.count * 8))
+        var storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: capacity)
+        defer { storage.deallocate() }
+        var produced = 0
         var result: ContentDecodingError?
         data.withUnsafeBufferPointer { input in
             stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
             stream.avail_in = uInt(input.count)
             while true {
-                let status: Int32 = buffer.withUnsafeMutableBufferPointer { buf in
-                    stream.next_out = buf.baseAddress
-                    stream.avail_out = uInt(chunk)
-                    return CZlib.inflate(&stream, Z_NO_FLUSH)
+                if produced == capacity {
+                    let bigger = min(ceiling, capacity * 2)
+                    let grown = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bigger)
+                    _ = grown.initialize(fromContentsOf: storage[0..<produced])
+                    storage.deallocate()
+                    storage = grown
+                    capacity = bigger
                 }
-                let produced = chunk - Int(stream.avail_out)
-                if out.count + produced > limit { result = .tooLarge(limit: limit); return }
-                out.append(contentsOf: buffer[0..<produced])
+                stream.next_out = storage.baseAddress.map { $0 + produced }
+                stream.avail_out = uInt(min(capacity - produced, Int(UInt32.max)))
+                let room = Int(stream.avail_out)
+                let status = CZlib.inflate(&stream, Z_NO_FLUSH)
+                produced += room - Int(stream.avail_out)
+                if produced > limit { result = .tooLarge(limit: limit); return }
                 switch status {
                 case Z_STREAM_END:
                     // Another gzip member may follow (RFC 1952 allows concatenation).
@@ -116,7 +133,7 @@ public struct ContentDecoder: Sendable {
             }
         }
         if let r = result { throw r }
-        return out
+        return Array(UnsafeBufferPointer(rebasing: storage[0..<produced]))
     }
 
     /// Brotli (RFC 7932) via libbrotli.

@@ -141,10 +141,11 @@ public struct Inspector: Sendable {
             let words = index.map { targetWords[$0] } ?? phoneTarget.map { phoneTargetWords[$0] ?? TargetWords($0) }
             guard let words else { return }
             let origin = fields[i].origin
-            let encoding = origin.encodingChain(first: words.chainFirst)
-            out.add(Detection(category: words.category, type: words.type, origin: origin, encoding: encoding, evidence: matched,
-                              rule: words.rule, confidence: words.confidence, severity: words.severity, what: words.what,
-                              maskedEvidence: isVariantText ? words.maskedVariant : nil))
+            // A hit the set already holds as confidently (a value seen twice at one place) is not built.
+            out.add(category: words.category, type: words.type, place: origin.location, confidence: words.confidence) {
+                Detection(words: words.shared, origin: origin, encoding: origin.encodingChain(first: words.chainFirst), evidence: matched,
+                          confidence: words.confidence, maskedEvidence: isVariantText ? words.maskedVariant : nil)
+            }
         }
         for (t, origin, text) in kv.splitNameHits(extracted.fields) {
             out.add(Detection(category: t.category, type: t.type, origin: origin, encoding: origin.encodingChain(),
@@ -176,6 +177,8 @@ private final class TargetWords: Sendable {
     let confidence: Double
     /// `maskEvidence` of the variant's text, for hits that match it byte for byte.
     let maskedVariant: String?
+    /// category, type, rule, severity and what, as every detection of the target holds them.
+    let shared: DetectionWords
 
     init(_ t: KnownValueMatcher.Target, variantText: String? = nil) {
         maskedVariant = variantText.map(maskEvidence)
@@ -186,6 +189,7 @@ private final class TargetWords: Sendable {
         what = describe(category: t.category, type: t.type)
         severity = MouchardInspection.severity(of: t.category)
         confidence = t.transform == "base64" ? 0.95 : 1.0
+        shared = DetectionWords(category: category, type: type, rule: rule, severity: severity, what: what)
     }
 }
 
@@ -226,48 +230,53 @@ public struct Detection: Sendable, Hashable {
                   confidence: confidence, severity: severity, what: what, whereOverride: whereOverride, coordinate: nil)
     }
 
-    /// A detection whose masked evidence is known already (`maskEvidence(evidence)`, shared).
-    init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
-         confidence: Double, severity: String, what: String, maskedEvidence: String?) {
-        self.init(category: category, type: type, origin: origin, encoding: encoding, evidence: evidence, rule: rule,
-                  confidence: confidence, severity: severity, what: what)
+    /// A detection of a profile target: its words shared with every detection of the target
+    /// (one reference, not five strings), its masked evidence known already when given.
+    init(words: DetectionWords, origin: FieldOrigin, encoding: String, evidence: String, confidence: Double, maskedEvidence: String?) {
+        box = Box(words: words, origin: origin, encoding: encoding, evidence: evidence, confidence: confidence,
+                  whereOverride: nil, coordinate: nil)
         box.maskedEvidence = maskedEvidence
     }
 
     /// The fields. Never changed while shared (`unique()` copies first), hence `@unchecked Sendable`.
     private final class Box: @unchecked Sendable {
-        var category: String
-        var type: String
+        var words: DetectionWords
         var origin: FieldOrigin
         var encoding: String
         var evidence: String
-        var rule: String
         var confidence: Double
-        var severity: String
-        var what: String
         var whereOverride: Place?
         var coordinate: Coordinate?
         /// `maskEvidence(evidence)` when known in advance (not part of equality: it follows from `evidence`).
         var maskedEvidence: String?
 
-        init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
-             confidence: Double, severity: String, what: String, whereOverride: Place?, coordinate: Coordinate?) {
-            self.category = category
-            self.type = type
+        var category: String { get { words.category } set { words = words.with(category: newValue) } }
+        var type: String { get { words.type } set { words = words.with(type: newValue) } }
+        var rule: String { get { words.rule } set { words = words.with(rule: newValue) } }
+        var severity: String { get { words.severity } set { words = words.with(severity: newValue) } }
+        var what: String { get { words.what } set { words = words.with(what: newValue) } }
+
+        convenience init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
+                         confidence: Double, severity: String, what: String, whereOverride: Place?, coordinate: Coordinate?) {
+            self.init(words: DetectionWords(category: category, type: type, rule: rule, severity: severity, what: what),
+                      origin: origin, encoding: encoding, evidence: evidence, confidence: confidence,
+                      whereOverride: whereOverride, coordinate: coordinate)
+        }
+
+        init(words: DetectionWords, origin: FieldOrigin, encoding: String, evidence: String, confidence: Double,
+             whereOverride: Place?, coordinate: Coordinate?) {
+            self.words = words
             self.origin = origin
             self.encoding = encoding
             self.evidence = evidence
-            self.rule = rule
             self.confidence = confidence
-            self.severity = severity
-            self.what = what
             self.whereOverride = whereOverride
             self.coordinate = coordinate
         }
 
         func copy() -> Box {
-            let box = Box(category: category, type: type, origin: origin, encoding: encoding, evidence: evidence, rule: rule,
-                          confidence: confidence, severity: severity, what: what, whereOverride: whereOverride, coordinate: coordinate)
+            let box = Box(words: words, origin: origin, encoding: encoding, evidence: evidence, confidence: confidence,
+                          whereOverride: whereOverride, coordinate: coordinate)
             box.maskedEvidence = maskedEvidence
             return box
         }
@@ -321,10 +330,9 @@ public struct Detection: Sendable, Hashable {
                        time: time, inner: inner)
     }
 
-    var whereKey: String {
-        let p = whereOverride ?? Place(location: origin.location, inner: origin.inner)
-        return p.location
-    }
+    /// Where the detection is (its place's location): with category and type, what a request's
+    /// detections are deduplicated by.
+    var whereKey: String { box.whereOverride?.location ?? box.origin.location }
 
     static func coordinates(group: NumberGroup, _ a: NumberGroup.Member, _ b: NumberGroup.Member, rule: String, confidence: Double) -> Detection {
         let place: Place
@@ -344,6 +352,32 @@ public struct Detection: Sendable, Hashable {
     }
 }
 
+/// The words of a detection that come with what it detected (a profile target, a rule):
+/// category, type, rule, severity and description, shared by every detection of it, so that a
+/// detection holds one reference to them instead of five strings.
+final class DetectionWords: Sendable {
+    let category: String
+    let type: String
+    let rule: String
+    let severity: String
+    let what: String
+
+    init(category: String, type: String, rule: String, severity: String, what: String) {
+        self.category = category
+        self.type = type
+        self.rule = rule
+        self.severity = severity
+        self.what = what
+    }
+
+    /// These words with the ones given replaced.
+    func with(category: String? = nil, type: String? = nil, rule: String? = nil, severity: String? = nil,
+              what: String? = nil) -> DetectionWords {
+        DetectionWords(category: category ?? self.category, type: type ?? self.type, rule: rule ?? self.rule,
+                       severity: severity ?? self.severity, what: what ?? self.what)
+    }
+}
+
 /// Detections of one request, deduplicated by (category, type, where), keeping the most confident.
 /// A request usually has a handful: up to `linearLimit` they are compared field by field without
 /// hashing; past it (a huge body full of values) an index keeps `add` and `ordered` linear.
@@ -359,29 +393,49 @@ struct DetectionSet {
     private(set) var items: [Detection] = []
 
     mutating func add(_ d: consuming Detection) {
-        if items.count <= Self.linearLimit {
-            let place = d.whereOverride?.location ?? d.origin.location
-            for i in items.indices where items[i].category == d.category && items[i].type == d.type
-                && (items[i].whereOverride?.location ?? items[i].origin.location) == place {
-                if d.confidence > items[i].confidence { items[i] = d }
-                return
-            }
-            if items.isEmpty { items.reserveCapacity(4) }
-            items.append(d)
-            if items.count > Self.linearLimit {
-                for i in items.indices {
-                    byKey[Key(category: items[i].category, type: items[i].type, where_: items[i].whereOverride?.location ?? items[i].origin.location)] = i
-                }
-            }
-            return
-        }
-        let key = Key(category: d.category, type: d.type, where_: d.whereOverride?.location ?? d.origin.location)
-        if let i = byKey[key] {
+        let place = d.whereKey
+        if let i = index(category: d.category, type: d.type, place: place) {
             if d.confidence > items[i].confidence { items[i] = d }
             return
         }
-        byKey[key] = items.count
+        append(d, place: place)
+    }
+
+    /// `add(make())`, without making the detection when the set would drop it at once: one of
+    /// the same category, type and place (`whereKey`) is there already, at least as confident.
+    mutating func add(category: String, type: String, place: String, confidence: Double, _ make: () -> Detection) {
+        if let i = index(category: category, type: type, place: place) {
+            if confidence > items[i].confidence { items[i] = make() }
+            return
+        }
+        append(make(), place: place)
+    }
+
+    /// The index of the detection of `category`, `type` and `place`, nil when there is none.
+    private func index(category: String, type: String, place: String) -> Int? {
+        if items.count <= Self.linearLimit {
+            for i in items.indices where items[i].category == category && items[i].type == type && items[i].whereKey == place {
+                return i
+            }
+            return nil
+        }
+        return byKey[Key(category: category, type: type, where_: place)]
+    }
+
+    /// Appends a detection of a new (category, type, place), indexing the set once it is large.
+    private mutating func append(_ d: consuming Detection, place: String) {
+        if items.count > Self.linearLimit {
+            byKey[Key(category: d.category, type: d.type, where_: place)] = items.count
+            items.append(d)
+            return
+        }
+        if items.isEmpty { items.reserveCapacity(4) }
         items.append(d)
+        if items.count > Self.linearLimit {
+            for i in items.indices {
+                byKey[Key(category: items[i].category, type: items[i].type, where_: items[i].whereKey)] = i
+            }
+        }
     }
 
     /// The detections in order, without the weaker reading of a value that another type explains

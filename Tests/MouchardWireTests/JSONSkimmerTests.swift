@@ -113,6 +113,44 @@ import Testing
         }
     }
 
+    /// The eight-byte step of the string scan stops at the first quote, backslash or control
+    /// byte exactly, whatever the bytes around it, and only at one.
+    @Test func wordStepFindsTheFirstSpecialByte() {
+        func isSpecial(_ b: UInt8) -> Bool { b < 0x20 || b == 0x22 || b == 0x5C }
+        for filler: UInt8 in [0x61, 0x80, 0xFF, 0x21, 0x5D, 0x20, 0x7F] {
+            for b in 0...255 {
+                for k in 0..<8 {
+                    for after: UInt8 in [filler, 0x00, 0x22] {
+                        var bytes = [UInt8](repeating: filler, count: 8)
+                        bytes[k] = UInt8(b)
+                        for j in (k + 1)..<8 where j % 2 == 0 { bytes[j] = after }
+                        let w = UInt64(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+                        let flags = JSONSkimmer.stringSpecialFlags(w)
+                        let first = bytes.firstIndex(where: isSpecial)
+                        #expect((flags == 0 ? nil : flags.trailingZeroBitCount >> 3) == first, "\(bytes)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Escaped strings decoded without the parser (simple escapes, `\u` outside the surrogates)
+    /// read the same bytes as the parser, and the others still fall back to it.
+    @Test func escapedStringsDecodeAsTheParserDoes() {
+        let strings = [
+            #""a\u00e9\u0041\u20ac\u07ff\u0800\uffff\n\t\/\b\f\r\"\\z""#, #""\u0000x""#, #""\uD83D\uDE00""#,
+            #""\ud800\u0041""#, #""\udc00""#, #""abc\""#, #""\u12""#, #""\u12zz""#, #""\x""#, "\"a\\n\u{01}\"",
+            #""a"b\n""#, #""\uE000\u00""#, "\"\\u00e9\u{e9}\"",
+        ]
+        for text in strings {
+            let bytes = Array(text.utf8)
+            let span = JSONSkimmer.Span(start: 0, end: bytes.count, kind: .string)
+            let parsed: [UInt8]
+            if case .string(let s)? = (try? JSONParser(maxDepth: 1).parse(bytes))?.kind { parsed = s } else { parsed = [] }
+            #expect(JSONSkimmer(bytes).string(span) == parsed, "\(text)")
+        }
+    }
+
     @Test(arguments: [UInt64(1), 2, 3])
     func agreesWithTheParserOnMutations(seed: UInt64) {
         var mutator = ByteMutator(seed: seed)

@@ -529,7 +529,18 @@ private struct VariantBuilder {
 @inline(__always)
 private func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
     guard a.count == b.count else { return false }
-    for i in 0..<a.count where a[i] != b[i] { return false }
+    let n = a.count
+    guard n > 0, let pa = a.baseAddress, let pb = b.baseAddress else { return n == 0 }
+    // Eight bytes at a time, then the tail.
+    var i = 0
+    while i + 8 <= n {
+        if UnsafeRawPointer(pa + i).loadUnaligned(as: UInt64.self) != UnsafeRawPointer(pb + i).loadUnaligned(as: UInt64.self) { return false }
+        i += 8
+    }
+    while i < n {
+        if pa[i] != pb[i] { return false }
+        i += 1
+    }
     return true
 }
 

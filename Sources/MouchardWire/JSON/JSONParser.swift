@@ -167,16 +167,9 @@ public struct JSONParser: Sendable {
                     guard i < bytes.count else { break }
                     let e = bytes[i]
                     i += 1
-                    switch e {
-                    case UInt8(ascii: "\""): out.append(0x22)
-                    case UInt8(ascii: "\\"): out.append(0x5C)
-                    case UInt8(ascii: "/"): out.append(0x2F)
-                    case UInt8(ascii: "b"): out.append(0x08)
-                    case UInt8(ascii: "f"): out.append(0x0C)
-                    case UInt8(ascii: "n"): out.append(0x0A)
-                    case UInt8(ascii: "r"): out.append(0x0D)
-                    case UInt8(ascii: "t"): out.append(0x09)
-                    case UInt8(ascii: "u"):
+                    if let simple = jsonSimpleEscape(e) {
+                        out.append(simple)
+                    } else if e == UInt8(ascii: "u") {
                         var scalar = try hex4()
                         if scalar >= 0xD800, scalar < 0xDC00, i + 6 <= bytes.count,
                            bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
@@ -187,7 +180,7 @@ public struct JSONParser: Sendable {
                             }
                         }
                         appendUTF8(scalar, to: &out)
-                    default:
+                    } else {
                         throw JSONParseError(offset: i - 2, message: "invalid escape")
                     }
                     runStart = i
@@ -198,6 +191,23 @@ public struct JSONParser: Sendable {
             }
             throw JSONParseError(offset: start, message: "unterminated string")
         }
+    }
+}
+
+/// The byte a one-letter JSON escape stands for (`n` after a backslash is a line feed), nil for `u`
+/// and for letters that are no escape.
+@inline(__always)
+func jsonSimpleEscape(_ e: UInt8) -> UInt8? {
+    switch e {
+    case UInt8(ascii: "\""): return 0x22
+    case UInt8(ascii: "\\"): return 0x5C
+    case UInt8(ascii: "/"): return 0x2F
+    case UInt8(ascii: "b"): return 0x08
+    case UInt8(ascii: "f"): return 0x0C
+    case UInt8(ascii: "n"): return 0x0A
+    case UInt8(ascii: "r"): return 0x0D
+    case UInt8(ascii: "t"): return 0x09
+    default: return nil
     }
 }
 

@@ -279,7 +279,14 @@ public struct JSONSkimmer: Sendable {
             i += 1
             escaped = false
             let special = JSONSkimmer.stringSpecialBytes
+            let lastWord = min(end, p.count) - 8
             while i < end {
+                // Eight bytes at a time: straight to the first quote, backslash or control byte.
+                if i <= lastWord, let base = p.baseAddress {
+                    let flags = JSONSkimmer.stringSpecialFlags(UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)))
+                    if flags == 0 { i += 8; continue }
+                    i += flags.trailingZeroBitCount >> 3
+                }
                 let b = p[i]
                 // Most bytes are none of a quote, a backslash or a control byte: one look-up.
                 if !special[Int(b)] { i += 1; continue }
@@ -310,6 +317,20 @@ public struct JSONSkimmer: Sendable {
             }
             return false
         }
+    }
+
+    /// The high bit of each byte of `w` (first byte lowest) that is a quote, a backslash or a
+    /// control byte, and possibly of bytes after such a one: the lowest bit set marks the first
+    /// of them exactly (a borrow only runs upward from a byte that is one), zero when there is none.
+    @inline(__always)
+    static func stringSpecialFlags(_ w: UInt64) -> UInt64 {
+        let low: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let quote = w ^ (low &* 0x22), backslash = w ^ (low &* 0x5C)
+        let zeroQuote = (quote &- low) & ~quote
+        let zeroBackslash = (backslash &- low) & ~backslash
+        let below20 = (w &- low &* 0x20) & ~w
+        return (zeroQuote | zeroBackslash | below20) & high
     }
 
     /// True for the bytes a JSON string's validation stops at: `"`, `\\` and control bytes (a
@@ -375,9 +396,51 @@ public struct JSONSkimmer: Sendable {
         guard span.kind == .string, span.end - span.start >= 2 else { return [] }
         let inner = (span.start + 1)..<(span.end - 1)
         if !bytes[inner].contains(UInt8(ascii: "\\")) { return Array(bytes[inner]) }
-        // Escapes are rare: let the parser decode (one code path for what they mean).
+        if let s = simplyUnescaped(inner) { return s }
+        // Anything unusual (a surrogate, a broken escape, a control byte): let the parser decode
+        // (one code path for what it means).
         if case .string(let s)? = (try? JSONParser(maxDepth: 1).parse(bytes[span.start..<span.end]))?.kind { return s }
         return []
+    }
+
+    /// The bytes of `inner` (a string's bytes between its quotes) with their escapes undone, when
+    /// every escape is one letter or a `\u` outside the surrogates and no byte is a quote or a
+    /// control byte: what `JSONParser` gives for them, without its setup. Nil otherwise.
+    private func simplyUnescaped(_ inner: Range<Int>) -> [UInt8]? {
+        bytes.withUnsafeBufferPointer { p -> [UInt8]? in
+            guard inner.lowerBound >= 0, inner.upperBound <= p.count else { return nil }
+            var out: [UInt8] = []
+            out.reserveCapacity(inner.count)
+            var i = inner.lowerBound
+            let end = inner.upperBound
+            while i < end {
+                let b = p[i]
+                if b == UInt8(ascii: "\"") || b < 0x20 { return nil }
+                guard b == UInt8(ascii: "\\") else { out.append(b); i += 1; continue }
+                guard i + 1 < end else { return nil }
+                let e = p[i + 1]
+                if let simple = jsonSimpleEscape(e) { out.append(simple); i += 2; continue }
+                guard e == UInt8(ascii: "u"), i + 6 <= end else { return nil }
+                var v: UInt32 = 0
+                for k in (i + 2)..<(i + 6) {
+                    guard let h = hexNibble(p[k]) else { return nil }
+                    v = v << 4 | UInt32(h)
+                }
+                if v >= 0xD800 && v < 0xE000 { return nil }
+                if v < 0x80 {
+                    out.append(UInt8(v))
+                } else if v < 0x800 {
+                    out.append(UInt8(0xC0 | v >> 6))
+                    out.append(UInt8(0x80 | v & 0x3F))
+                } else {
+                    out.append(UInt8(0xE0 | v >> 12))
+                    out.append(UInt8(0x80 | (v >> 6) & 0x3F))
+                    out.append(UInt8(0x80 | v & 0x3F))
+                }
+                i += 6
+            }
+            return out
+        }
     }
 
     /// `string(span)` as a slice: of `bytes` itself (no copy) when the string holds no escape.
