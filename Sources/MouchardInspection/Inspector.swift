@@ -111,11 +111,12 @@ public struct Inspector: Sendable {
     /// (nothing to walk, no detection).
     func scanStage(_ request: HTTPRequest, facts: RequestFacts, transport: FlowTransport) -> ScannedRequest? {
         let target = Array(facts.pathAndQuery.utf8)
-        guard rawPrefilter, let kv = knownValues else { return ScannedRequest(target: target, pruning: nil) }
-        let interest = kv.interest(request, target: target, pathAndQuery: facts.pathAndQuery, passwordKeys: passwordKeySearch,
-                                   keyAnswers: headerKeyAnswers, cleartext: transport == .http || request.scheme == "http")
+        guard rawPrefilter, knownValues != nil else { return ScannedRequest(target: target, pruning: nil) }
+        // The matcher is lent in place, and copied only into a pruning that is kept (see `matchStage`).
+        let interest = knownValues!.interest(request, target: target, pathAndQuery: facts.pathAndQuery, passwordKeys: passwordKeySearch,
+                                             keyAnswers: headerKeyAnswers, cleartext: transport == .http || request.scheme == "http")
         guard interest.needsWalk else { return nil }
-        return ScannedRequest(target: target, pruning: (interest, kv))
+        return ScannedRequest(target: target, pruning: (interest, knownValues!))
     }
 
     /// The second stage: the decode walk, pruned by the scan's spans.
@@ -126,8 +127,10 @@ public struct Inspector: Sendable {
     /// The last stage: the detectors over the walked fields, deduplicated.
     func matchStage(_ request: HTTPRequest, _ extracted: FieldExtractor.Result, transport: FlowTransport) -> [Detection] {
         var out = DetectionSet()
-        if let kv = knownValues {
-            profileDetections(kv, extracted, into: &out)
+        if knownValues != nil {
+            // Lent in place: `if let` would copy the matcher and destroy the copy through the
+            // runtime's generic witnesses, some 250 instructions a request.
+            profileDetections(knownValues!, extracted, into: &out)
         } else {
             PatternDetector(rules: rules).detect(extracted, into: &out)
         }
