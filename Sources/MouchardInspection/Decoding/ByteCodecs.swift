@@ -77,57 +77,71 @@ enum ByteCodecs {
 
     /// Decodes standard or URL-safe base64, padded or not. Nil when not valid base64.
     static func base64Decode(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
-        var end = bytes.endIndex
-        var pad = 0
-        while end > bytes.startIndex, bytes[end - 1] == 0x3D, pad < 2 { end -= 1; pad += 1 }
-        let n = end - bytes.startIndex
-        if n % 4 == 1 || n == 0 { return nil }
-        if pad > 0, (n + pad) % 4 != 0 { return nil }
-        // Every 6 bits in, 8 out: leftover bits at the end are dropped.
-        let outCount = n * 3 / 4
-        var valid = true
-        let out = bytes.withUnsafeBufferPointer { p in
-            base64Values.withUnsafeBufferPointer { table in
-                [UInt8](unsafeUninitializedCapacity: outCount) { buffer, count in
-                    var i = 0
-                    var k = 0
-                    // Whole quads: four values, three bytes.
-                    while i + 4 <= n {
-                        let a = table[Int(p[i])], b = table[Int(p[i + 1])], c = table[Int(p[i + 2])], d = table[Int(p[i + 3])]
-                        if (a | b | c | d) & 0x80 != 0 { valid = false; break }
-                        let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                        buffer[k] = UInt8(truncatingIfNeeded: v >> 16)
-                        buffer[k + 1] = UInt8(truncatingIfNeeded: v >> 8)
-                        buffer[k + 2] = UInt8(truncatingIfNeeded: v)
-                        k += 3
-                        i += 4
-                    }
-                    // The last two or three values.
-                    if valid, i < n {
-                        var acc: UInt32 = 0
-                        var bits = 0
-                        while i < n {
-                            let v = table[Int(p[i])]
-                            if v & 0x80 != 0 { valid = false; break }
-                            acc = acc << 6 | UInt32(v)
-                            bits += 6
-                            if bits >= 8 {
-                                bits -= 8
-                                buffer[k] = UInt8(truncatingIfNeeded: acc >> UInt32(bits))
-                                k += 1
-                            }
-                            i += 1
-                        }
-                    }
-                    count = valid ? k : 0
-                }
+        bytes.withUnsafeBufferPointer { p -> [UInt8]? in
+            guard let layout = base64Layout(p) else { return nil }
+            var valid = true
+            let out = [UInt8](unsafeUninitializedCapacity: layout.bytes) { buffer, count in
+                valid = buffer.baseAddress.map { base64Decode(p, characters: layout.characters, into: $0) } ?? false
+                count = valid ? layout.bytes : 0
             }
+            return valid ? out : nil
         }
-        return valid ? out : nil
     }
 
-    /// `base64Value` of every byte, 0xFF for bytes outside both alphabets.
-    private static let base64Values: [UInt8] = (0..<256).map { base64Value(UInt8($0)) ?? 0xFF }
+    /// How base64 text `p` decodes, from its length and padding alone: the characters before
+    /// the padding and the bytes they give (every 6 bits in, 8 out, leftover bits dropped); nil
+    /// when no base64 is that long or padded that way.
+    static func base64Layout(_ p: UnsafeBufferPointer<UInt8>) -> (characters: Int, bytes: Int)? {
+        var n = p.count
+        var pad = 0
+        while n > 0, p[n - 1] == 0x3D, pad < 2 { n -= 1; pad += 1 }
+        if n % 4 == 1 || n == 0 { return nil }
+        if pad > 0, (n + pad) % 4 != 0 { return nil }
+        return (n, n * 3 / 4)
+    }
+
+    /// Decodes the first `characters` bytes of `p` (a `base64Layout`) into `out`, which has room
+    /// for the layout's bytes; false when one of them is outside both alphabets. Four characters
+    /// a round, then the last two or three bit by bit. The span scan decodes its candidates with
+    /// it into a stack buffer; `base64Decode` into an array.
+    static func base64Decode(_ p: UnsafeBufferPointer<UInt8>, characters n: Int, into out: UnsafeMutablePointer<UInt8>) -> Bool {
+        let table = base64Values
+        var i = 0
+        var k = 0
+        while i + 4 <= n {
+            let a = table[Int(p[i])], b = table[Int(p[i + 1])], c = table[Int(p[i + 2])], d = table[Int(p[i + 3])]
+            if (a | b | c | d) & 0x80 != 0 { return false }
+            let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+            out[k] = UInt8(truncatingIfNeeded: v >> 16)
+            out[k + 1] = UInt8(truncatingIfNeeded: v >> 8)
+            out[k + 2] = UInt8(truncatingIfNeeded: v)
+            k += 3
+            i += 4
+        }
+        var acc: UInt32 = 0
+        var bits = 0
+        while i < n {
+            let v = table[Int(p[i])]
+            if v & 0x80 != 0 { return false }
+            acc = acc << 6 | UInt32(v)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out[k] = UInt8(truncatingIfNeeded: acc >> UInt32(bits))
+                k += 1
+            }
+            i += 1
+        }
+        return true
+    }
+
+    /// `base64Value` of every byte, 0xFF for bytes outside both alphabets (a pointer: no retain or
+    /// bounds check in the decoding loop; written once, before first use, then only read).
+    nonisolated(unsafe) static let base64Values: UnsafePointer<UInt8> = {
+        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        for b in 0..<256 { table[b] = base64Value(UInt8(b)) ?? 0xFF }
+        return UnsafePointer(table)
+    }()
 
     /// Standard base64 with padding.
     static func base64Encode(_ bytes: [UInt8]) -> [UInt8] {

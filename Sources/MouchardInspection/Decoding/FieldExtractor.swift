@@ -649,10 +649,9 @@ struct FieldWalker {
 
     mutating func tryHex(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
         guard bytes.count >= 8, bytes.count % 2 == 0, bytes.count <= 1 << 16 else { return }
-        // Hex of binary (most hex) is turned away from its pairs, before allocating.
-        guard ByteCodecs.hexDecodesToText(bytes) else { return }
-        guard let decoded = ByteCodecs.hexDecode(bytes), ByteCodecs.looksLikeText(decoded), decoded.contains(where: { isASCIIAlnum($0) }) else { return }
-        // Digits-only hex decodes to punctuation; demand some letters or digits in the text.
+        // Text with some letters or digits (digits-only hex decodes to punctuation), told from the
+        // pairs: hex of binary (most hex) is turned away before anything is allocated.
+        guard ByteCodecs.hexDecodesToText(bytes), let decoded = ByteCodecs.hexDecode(bytes) else { return }
         var o = origin
         o.decodings.append("hex")
         leaf(decoded[...], o, depth: depth + 1)
@@ -835,13 +834,21 @@ func parseDecimal<C: RandomAccessCollection>(_ bytes: C) -> (value: Double, deci
     return (negative ? -v : v, decimals)
 }
 
+/// Where `needle` first occurs in `hay` (an index of `hay`), nil when it does not.
 func findSubsequence(_ hay: ArraySlice<UInt8>, _ needle: [UInt8]) -> Int? {
-    guard needle.count <= hay.count else { return nil }
-    var i = hay.startIndex
-    while i + needle.count <= hay.endIndex {
-        if hay[i] == needle[0] {
+    let found = hay.withUnsafeBufferPointer { h in needle.withUnsafeBufferPointer { firstOccurrence(of: $0, in: h) } }
+    return found.map { hay.startIndex + $0 }
+}
+
+/// Where `n` first occurs in `hay`, nil when it does not (0 for an empty `n`).
+private func firstOccurrence(of n: UnsafeBufferPointer<UInt8>, in hay: UnsafeBufferPointer<UInt8>) -> Int? {
+    guard let first = n.first else { return 0 }
+    guard hay.count >= n.count else { return nil }
+    var i = 0
+    while i + n.count <= hay.count {
+        if hay[i] == first {
             var ok = true
-            for k in 1..<needle.count where hay[i + k] != needle[k] { ok = false; break }
+            for k in 1..<n.count where hay[i + k] != n[k] { ok = false; break }
             if ok { return i }
         }
         i += 1
@@ -877,17 +884,7 @@ func asciiContains(_ haystack: String, _ n: UnsafeBufferPointer<UInt8>) -> Bool 
 }
 
 private func asciiContains(_ hay: UnsafeBufferPointer<UInt8>, _ n: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard hay.count >= n.count else { return false }
-    var i = 0
-    while i + n.count <= hay.count {
-        if hay[i] == n[0] {
-            var ok = true
-            for k in 1..<n.count where hay[i + k] != n[k] { ok = false; break }
-            if ok { return true }
-        }
-        i += 1
-    }
-    return false
+    firstOccurrence(of: n, in: hay) != nil
 }
 
 /// Degrees written as integers scaled by 10^5, 10^6 or 10^7, named so (`latE7`, `lng_e6`).

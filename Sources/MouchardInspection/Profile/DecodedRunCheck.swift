@@ -68,40 +68,10 @@ extension KnownValueMatcher {
     /// gzip, to text with spans, or to a well-formed protobuf message. Decoded on the stack as
     /// `ByteCodecs.base64Decode` does (most candidates are tokens: random bytes, no text).
     private func base64CandidateMatters(_ run: UnsafeBufferPointer<UInt8>, _ context: SpanContext) -> Bool {
-        var n = run.count
-        var pad = 0
-        while n > 0, run[n - 1] == 0x3D, pad < 2 { n -= 1; pad += 1 }
-        if n % 4 == 1 || n == 0 || (pad > 0 && (n + pad) % 4 != 0) { return false }
-        let count = n * 3 / 4
-        guard count >= 4 else { return false }
-        let values = base64Values
+        guard let layout = ByteCodecs.base64Layout(run), layout.bytes >= 4 else { return false }
+        let count = layout.bytes
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { out -> Bool in
-            // Four characters (three bytes) a round, then the last two or three bit by bit.
-            var i = 0
-            var k = 0
-            while i + 4 <= n {
-                let a = values[Int(run[i])], b = values[Int(run[i + 1])], c = values[Int(run[i + 2])], d = values[Int(run[i + 3])]
-                if a | b | c | d > 63 { return false }
-                let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                out[k] = UInt8(truncatingIfNeeded: word >> 16)
-                out[k + 1] = UInt8(truncatingIfNeeded: word >> 8)
-                out[k + 2] = UInt8(truncatingIfNeeded: word)
-                i += 4
-                k += 3
-            }
-            var acc: UInt32 = 0
-            var bits: UInt32 = 0
-            for i in i..<n {
-                let v = values[Int(run[i])]
-                if v > 63 { return false }
-                acc = acc << 6 | UInt32(v)
-                bits += 6
-                if bits >= 8 {
-                    bits -= 8
-                    out[k] = UInt8(truncatingIfNeeded: acc >> bits)
-                    k += 1
-                }
-            }
+            guard let base = out.baseAddress, ByteCodecs.base64Decode(run, characters: layout.characters, into: base) else { return false }
             let decoded = UnsafeBufferPointer(out)
             if decoded[0] == 0x1F, decoded[1] == 0x8B { return true }
             if DecodedBytesShape.looksLikeText(decoded) {
@@ -143,11 +113,3 @@ func isHexGlue(_ b: UInt8) -> Bool {
     let lower = b | 0x20
     return (lower >= 0x61 && lower <= 0x7A) || b == 0x2D || b == 0x5F || b == 0x2E
 }
-
-/// `ByteCodecs.base64Value` of every byte, 0xFF for bytes outside both alphabets (never freed;
-/// written once, before first use, then only read).
-nonisolated(unsafe) let base64Values: UnsafePointer<UInt8> = {
-    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
-    for b in 0..<256 { table[b] = ByteCodecs.base64Value(UInt8(b)) ?? 0xFF }
-    return UnsafePointer(table)
-}()
