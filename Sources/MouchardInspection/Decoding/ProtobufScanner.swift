@@ -54,14 +54,23 @@ public enum ProtobufScanner {
     }
 
     static func varint(_ bytes: ArraySlice<UInt8>, _ i: inout Int) -> UInt64? {
+        bytes.withUnsafeBufferPointer { p in
+            var j = i - bytes.startIndex
+            defer { i = bytes.startIndex + j }
+            return varint(p, &j)
+        }
+    }
+
+    /// The varint at `p[i]` (at most ten bytes), `i` moved past the bytes read; nil when the bytes
+    /// end first or ten do not close it. The span scan's protobuf shape check reads it here too.
+    static func varint(_ p: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> UInt64? {
         var result: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < bytes.endIndex, shift < 64 {
-            let b = bytes[i]
+        for k: UInt64 in 0..<10 {
+            guard i < p.count else { return nil }
+            let b = p[i]
             i += 1
-            result |= UInt64(b & 0x7F) << shift
-            if b & 0x80 == 0 { return result }
-            shift += 7
+            result |= UInt64(b & 0x7F) << (7 * k)
+            if b < 0x80 { return result }
         }
         return nil
     }

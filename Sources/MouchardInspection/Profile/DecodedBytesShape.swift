@@ -43,16 +43,16 @@ enum DecodedBytesShape {
         var i = 0
         var fields = 0
         while i < n {
-            guard fields < maxFields, let tag = varint(p, &i) else { return false }
+            guard fields < maxFields, let tag = ProtobufScanner.varint(p, &i) else { return false }
             let number = tag >> 3
             guard number >= 1, number <= 536_870_911 else { return false }
             switch tag & 7 {
-            case 0: guard varint(p, &i) != nil else { return false }
+            case 0: guard ProtobufScanner.varint(p, &i) != nil else { return false }
             case 1:
                 guard n - i >= 8 else { return false }
                 i += 8
             case 2:
-                guard let length = varint(p, &i), length <= UInt64(n - i) else { return false }
+                guard let length = ProtobufScanner.varint(p, &i), length <= UInt64(n - i) else { return false }
                 i += Int(length)
             case 5:
                 guard n - i >= 4 else { return false }
@@ -62,19 +62,5 @@ enum DecodedBytesShape {
             fields += 1
         }
         return fields > 0
-    }
-
-    /// `ProtobufScanner.varint` on a buffer: the value (bits past 64 dropped as there) and `i`
-    /// past it, nil when the bytes end or it runs past ten bytes (shifts 0, 7, ..., 63).
-    private static func varint(_ p: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> UInt64? {
-        var result: UInt64 = 0
-        for k: UInt64 in 0..<10 {
-            guard i < p.count else { return nil }
-            let b = p[i]
-            i += 1
-            result |= UInt64(b & 0x7F) << (7 * k)
-            if b < 0x80 { return result }
-        }
-        return nil
     }
 }
