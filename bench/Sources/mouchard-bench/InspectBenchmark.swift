@@ -5,7 +5,10 @@ import MouchardInspection
 /// `mouchard-bench inspect [--pattern] [--mb N] [--runs N] HAR:PROFILE...`: inspector throughput on
 /// the given captures replicated to about N MB of request data (request line, headers and body as
 /// sent), one core, with each capture's full device profile (all variants) or with the pattern rules.
-/// Prints MB/s and requests/s, median of the runs. `--no-prefilter` walks every request;
+/// Prints MB/s and requests/s, median of the runs (in all, and per capture). Each capture's copies run
+/// one after the other, as audits do (one phone, one profile at a time); `--interleave` alternates
+/// the captures every pass instead (two profiles evicting each other from cache).
+/// `--no-prefilter` walks every request;
 /// `--only TEXT` keeps the requests whose URL holds TEXT; `--costliest N` lists the N requests that
 /// take the most time instead.
 var inspectBenchmark: Benchmark {
@@ -25,6 +28,7 @@ private func runInspectBenchmark(_ args: [String]) throws {
     var runs = 5
     var rulesDir = "Rules"
     var costliest = 0
+    var interleave = false
     /// Only the requests whose URL holds this text (to profile one kind of request).
     var only: String?
     var inputs: [(String, String?)] = []
@@ -33,6 +37,7 @@ private func runInspectBenchmark(_ args: [String]) throws {
         switch args[i] {
         case "--pattern": pattern = true
         case "--no-prefilter": prefilter = false
+        case "--interleave": interleave = true
         case "--mb": i += 1; targetMB = Double(args[i]) ?? targetMB
         case "--runs": i += 1; runs = max(1, Int(args[i]) ?? runs)
         case "--rules": i += 1; rulesDir = args[i]
@@ -52,6 +57,7 @@ private func runInspectBenchmark(_ args: [String]) throws {
 
     // Each capture with its own inspector (its own device profile).
     var work: [(Inspector, [Flow])] = []
+    var bytes: [Int] = []
     var bytesPerPass = 0
     var requestsPerPass = 0
     for (har, profilePath) in inputs {
@@ -69,7 +75,8 @@ private func runInspectBenchmark(_ args: [String]) throws {
             print("inspect: \(har): \(flows.count) requests, profile \(kv.patternCount) variants, \(kv.matcher.stateCount) DFA states")
         }
         work.append((inspector, flows))
-        bytesPerPass += flows.reduce(0) { $0 + requestBytes($1.request!) }
+        bytes.append(flows.reduce(0) { $0 + requestBytes($1.request!) })
+        bytesPerPass += bytes[bytes.count - 1]
         requestsPerPass += flows.count
     }
     guard bytesPerPass > 0 else { throw NSError(domain: "inspect", code: 1, userInfo: [NSLocalizedDescriptionKey: "no requests"]) }
@@ -81,29 +88,41 @@ private func runInspectBenchmark(_ args: [String]) throws {
         return
     }
     var rates: [(Double, Double)] = []
+    /// MB/s of each capture, by run (not with `--interleave`).
+    var perCapture: [[Double]] = Array(repeating: [], count: work.count)
     var findings = 0
+    // Flows are read in place: `for flow in flows` would copy each one (retaining all its
+    // fields), a cost of this loop that is no part of the inspector's.
+    func pass(_ w: Int) {
+        let inspector = work[w].0
+        work[w].1.withUnsafeBufferPointer { flows in
+            for i in flows.indices { findings += inspector.inspect(flows[i]).count }
+        }
+    }
     for run in 1...runs {
         findings = 0
         let start = DispatchTime.now().uptimeNanoseconds
+        // CPU time of this thread: the machine is shared, so wall time overstates the cost.
         let cpuStart = threadCPUSeconds()
-        for _ in 0..<copies {
+        if interleave {
+            for _ in 0..<copies { for w in work.indices { pass(w) } }
+        } else {
             for w in work.indices {
-                // Flows are read in place: `for flow in flows` would copy each one (retaining all
-                // its fields), a cost of this loop that is no part of the inspector's.
-                let inspector = work[w].0
-                work[w].1.withUnsafeBufferPointer { flows in
-                    for i in flows.indices { findings += inspector.inspect(flows[i]).count }
-                }
+                let captureStart = threadCPUSeconds()
+                for _ in 0..<copies { pass(w) }
+                perCapture[w].append(Double(bytes[w] * copies) / 1e6 / (threadCPUSeconds() - captureStart))
             }
         }
         let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        // CPU time of this thread: the machine is shared, so wall time overstates the cost.
         let seconds = threadCPUSeconds() - cpuStart
         let mbps = Double(bytesPerPass * copies) / 1e6 / seconds
         let rps = Double(requestsPerPass * copies) / seconds
         rates.append((mbps, rps))
         print(String(format: "inspect: run %d: %.2f s CPU (%.2f s wall), %.1f MB/s, %.0f requests/s, %d findings",
                      run, seconds, wall, mbps, rps, findings))
+    }
+    for (w, (har, _)) in inputs.enumerated() where !perCapture[w].isEmpty {
+        print("inspect: \(har): median " + String(format: "%.1f MB/s", perCapture[w].sorted()[perCapture[w].count / 2]))
     }
     let mb = rates.map(\.0).sorted()[rates.count / 2]
     let rq = rates.map(\.1).sorted()[rates.count / 2]
