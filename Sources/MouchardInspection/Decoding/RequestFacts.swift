@@ -7,7 +7,9 @@ import MouchardWire
 struct RequestFacts {
     var pathAndQuery: String
 
-    init(_ r: HTTPRequest) {
+    /// `r` is borrowed: an initializer's parameter is otherwise taken owned, and the inspector had to
+    /// copy the request (every field retained) to make the facts of it.
+    init(_ r: borrowing HTTPRequest) {
         let target = r.head.target
         pathAndQuery = target.utf8.first == UInt8(ascii: "/") && r.method != "CONNECT" ? target : r.pathAndQuery
     }
