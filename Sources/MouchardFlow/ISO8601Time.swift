@@ -88,19 +88,19 @@ public enum ISO8601Time {
             }
             return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(rem / 3600, 2)):\(pad(rem % 3600 / 60, 2)):\(pad(rem % 60, 2)).\(pad(ms, 3))Z"
         }
-        // Written digit by digit: findings carry one each, and interpolation costs more than the rest of a finding.
+        // Written digit by digit, at fixed places: findings carry one each, and interpolation costs
+        // more than the rest of a finding.
         return String(unsafeUninitializedCapacity: 24) { out in
-            var k = 0
-            func put(_ v: Int, digits: Int) {
-                var p = 1
-                for _ in 1..<digits { p *= 10 }
-                while p > 0 { out[k] = UInt8(0x30 + (v / p) % 10); k += 1; p /= 10 }
+            guard out.count >= 24 else { return 0 }
+            /// The two digits of `v` (0...99) at `k`.
+            func two(_ v: Int, at k: Int) {
+                out[k] = UInt8(truncatingIfNeeded: 0x30 + v / 10)
+                out[k + 1] = UInt8(truncatingIfNeeded: 0x30 + v % 10)
             }
-            func sep(_ c: UInt8) { out[k] = c; k += 1 }
-            put(y, digits: 4); sep(0x2D); put(m, digits: 2); sep(0x2D); put(d, digits: 2)
-            sep(0x54); put(rem / 3600, digits: 2); sep(0x3A); put(rem % 3600 / 60, digits: 2); sep(0x3A); put(rem % 60, digits: 2)
-            sep(0x2E); put(ms, digits: 3); sep(0x5A)
-            return k
+            two(y / 100, at: 0); two(y % 100, at: 2); out[4] = 0x2D; two(m, at: 5); out[7] = 0x2D; two(d, at: 8)
+            out[10] = 0x54; two(rem / 3600, at: 11); out[13] = 0x3A; two(rem % 3600 / 60, at: 14); out[16] = 0x3A; two(rem % 60, at: 17)
+            out[19] = 0x2E; out[20] = UInt8(truncatingIfNeeded: 0x30 + ms / 100); two(ms % 100, at: 21); out[23] = 0x5A
+            return 24
         }
     }
 

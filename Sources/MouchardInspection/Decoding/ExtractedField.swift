@@ -78,6 +78,14 @@ public struct FieldOrigin: Sendable, Hashable {
     }
 }
 
+extension FieldOrigin {
+    /// The request's query string, where the walk starts reading it: one box shared by every
+    /// request (a walk that changes a copy gets its own box first, see `unique()`).
+    static let query = FieldOrigin(location: "query")
+    /// The request's body as sent (nothing decoded yet), shared as `query` is.
+    static let body = FieldOrigin(location: "body")
+}
+
 /// A leaf value extracted from a request, as bytes, with its origin.
 public struct ExtractedField: Sendable {
     /// The value's bytes (a slice of the request or of a decoded layer: no copy).

@@ -57,7 +57,7 @@ public struct FieldExtractor: Sendable {
         w.result.pathBytes = target[0..<pathEnd]
         if walkTarget, let q {
             let end = ByteSearch.index(of: UInt8(ascii: "#"), in: all, from: q + 1)
-            w.walkForm(target[(q + 1)..<end], prefix: "query:", origin: FieldOrigin(location: "query"), depth: 0, spans: interest?.target)
+            w.walkForm(target[(q + 1)..<end], prefix: "query:", origin: .query, depth: 0, spans: interest?.target)
         }
         w.walkHeaders(request.headers, spans: interest?.headers)
         w.walkBody(request, spans: interest?.body)
@@ -260,7 +260,7 @@ struct FieldWalker {
         }
         if pruning != nil, let spans, spans.isEmpty { return }
         let contentType = content.type ?? DocumentType(lowercased: "")
-        let origin = FieldOrigin(location: "body", decodings: decodings)
+        let origin = decodings.isEmpty ? .body : FieldOrigin(location: "body", decodings: decodings)
         walkDocument(body[...], contentType: contentType, origin: origin, topLevel: true, depth: 0, spans: pruning == nil ? nil : spans,
                      document: body)
     }

@@ -7,7 +7,9 @@ import MouchardWire
 struct RequestFacts {
     var pathAndQuery: String
 
-    init(_ r: HTTPRequest) {
+    /// `r` is borrowed: an initializer's parameter is otherwise taken owned, and the inspector had to
+    /// copy the request (every field retained) to make the facts of it.
+    init(_ r: borrowing HTTPRequest) {
         let target = r.head.target
         pathAndQuery = target.utf8.first == UInt8(ascii: "/") && r.method != "CONNECT" ? target : r.pathAndQuery
     }
@@ -16,17 +18,18 @@ struct RequestFacts {
     func located(_ r: HTTPRequest) -> (host: String, url: String) {
         let target = r.head.target
         guard target.utf8.first == UInt8(ascii: "/"), r.method != "CONNECT" else { return (r.host, r.url) }
-        var hostField: HTTPField?
-        for f in r.headers.fields where f.name.utf8.count == 4 && asciiCaseInsensitiveEqualsHost(f.name) {
-            hostField = f
-            break
-        }
         let scheme = r.scheme
-        // ASCII (every real Host) is read in place from the field's bytes: no text is made of it.
-        if let bytes = hostField?.valueBytes, !bytes.isEmpty, bytes.allSatisfy({ $0 < 0x80 }) {
-            return bytes.withUnsafeBufferPointer { located(authority: $0, scheme: scheme, target: target) }
+        // Fields are read in place: `for f in fields` would copy each one (its name and value retained).
+        let fields = r.head.headers.fields
+        let hostIndex = fields.indices.first { fields[$0].name.utf8.count == 4 && asciiCaseInsensitiveEqualsHost(fields[$0].name) }
+        if let hostIndex {
+            // ASCII (every real Host) is read in place from the field's bytes: no text is made of it.
+            let inPlace = fields[hostIndex].valueBytes.withUnsafeBufferPointer { bytes in
+                !bytes.isEmpty && bytes.allSatisfy({ $0 < 0x80 }) ? located(authority: bytes, scheme: scheme, target: target) : nil
+            }
+            if let inPlace { return inPlace }
         }
-        var authority = hostField?.value ?? ""
+        var authority = hostIndex.map { fields[$0].value } ?? ""
         if authority.isEmpty { authority = r.fallbackAuthority ?? "" }
         return authority.withUTF8 { located(authority: $0, scheme: scheme, target: target) }
     }
@@ -48,7 +51,7 @@ struct RequestFacts {
             ? String(decoding: hostBytes.map { foldASCII($0) }, as: UTF8.self)
             : String(decoding: hostBytes, as: UTF8.self)
         let port = UnsafeBufferPointer(rebasing: a[portRange])
-        let defaultPort = (scheme == "http" && port.elementsEqual("80".utf8)) || (scheme == "https" && port.elementsEqual("443".utf8))
+        let defaultPort = (scheme == "http" && Self.port(port, is: "80")) || (scheme == "https" && Self.port(port, is: "443"))
         let bracketed = hostBytes.contains(UInt8(ascii: ":"))
         // Written into one buffer (appends would each check and copy).
         let showPort = !port.isEmpty && !defaultPort
@@ -85,6 +88,13 @@ struct RequestFacts {
             }
         }
         return (host, url)
+    }
+
+    /// Whether the port digits `port` are `digits` (a plain loop: `elementsEqual` is a generic call).
+    private static func port(_ port: UnsafeBufferPointer<UInt8>, is digits: StaticString) -> Bool {
+        guard port.count == digits.utf8CodeUnitCount else { return false }
+        for i in 0..<port.count where port[i] != digits.utf8Start[i] { return false }
+        return true
     }
 }
 
