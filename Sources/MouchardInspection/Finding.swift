@@ -69,16 +69,17 @@ public struct FindingDestination: Sendable, Hashable, Codable {
     public var trackerCategory: String?
     public var thirdParty: Bool
 
-    public init(host: String, tracker: String? = nil, trackerCategory: String? = nil, thirdParty: Bool) {
-        self.host = host
-        self.tracker = tracker
-        self.trackerCategory = trackerCategory
-        self.thirdParty = thirdParty
-    }
-
     enum CodingKeys: String, CodingKey {
         case host, tracker
         case trackerCategory = "tracker_category"
         case thirdParty = "third_party"
+    }
+}
+
+extension FindingDestination {
+    /// The same as the memberwise initializer, for other modules; in an extension, with an unused
+    /// last parameter, for the reason `Finding`'s is (the inspector makes one per flow).
+    public init(host: String, tracker: String? = nil, trackerCategory: String? = nil, thirdParty: Bool, _: Void = ()) {
+        self.init(host: host, tracker: tracker, trackerCategory: trackerCategory, thirdParty: thirdParty)
     }
 }

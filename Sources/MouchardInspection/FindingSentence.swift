@@ -23,30 +23,28 @@ enum FindingSentence {
         var count = what.utf8.count + sentTo.count + place.utf8.count
         if let inner { count += arrow.utf8CodeUnitCount + inner.utf8.count }
         count += plain ? inClear.utf8CodeUnitCount : encodedAs.utf8CodeUnitCount + encoding.utf8.count + 1
-        return String(unsafeUninitializedCapacity: count) { buffer in
-            guard let base = buffer.baseAddress else { return 0 }
-            var k = copy(what, to: base, room: count)
-            k += copy(sentToWords, to: base + k, room: count - k)
-            k += copy(sentTo.host, to: base + k, room: count - k)
+        return String(utf8Count: count) { w in
+            w.write(what)
+            w.write(sentToWords)
+            w.write(sentTo.host)
             if let company = sentTo.company {
-                k += copy(" (", to: base + k, room: count - k)
-                k += copy(company, to: base + k, room: count - k)
-                k += copy(")", to: base + k, room: count - k)
+                w.write(" (" as StaticString)
+                w.write(company)
+                w.write(UInt8(ascii: ")"))
             }
-            k += copy(inWords, to: base + k, room: count - k)
-            k += copy(place, to: base + k, room: count - k)
+            w.write(inWords)
+            w.write(place)
             if let inner {
-                k += copy(arrow, to: base + k, room: count - k)
-                k += copy(inner, to: base + k, room: count - k)
+                w.write(arrow)
+                w.write(inner)
             }
             if plain {
-                k += copy(inClear, to: base + k, room: count - k)
+                w.write(inClear)
             } else {
-                k += copy(encodedAs, to: base + k, room: count - k)
-                k += copy(encoding, to: base + k, room: count - k)
-                k += copy(".", to: base + k, room: count - k) as Int
+                w.write(encodedAs)
+                w.write(encoding)
+                w.write(UInt8(ascii: "."))
             }
-            return k
         }
     }
 
@@ -60,29 +58,4 @@ enum FindingSentence {
     private static let arrow: StaticString = " → "
     private static let inClear: StaticString = " in clear."
     private static let encodedAs: StaticString = " encoded as "
-
-    /// Copies the UTF-8 of `text` to `to` (at most `room` bytes); the number of bytes copied.
-    private static func copy(_ text: String, to: UnsafeMutablePointer<UInt8>, room: Int) -> Int {
-        let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
-            let n = min(bytes.count, room)
-            guard n > 0, let from = bytes.baseAddress else { return 0 }
-            to.update(from: from, count: n)
-            return n
-        }
-        if let copied { return copied }
-        // Text not stored as UTF-8 (bridged): byte by byte.
-        var n = 0
-        for b in text.utf8 where n < room {
-            to[n] = b
-            n += 1
-        }
-        return n
-    }
-
-    private static func copy(_ text: StaticString, to: UnsafeMutablePointer<UInt8>, room: Int) -> Int {
-        let n = min(text.utf8CodeUnitCount, room)
-        guard n > 0 else { return 0 }
-        to.update(from: text.utf8Start, count: n)
-        return n
-    }
 }

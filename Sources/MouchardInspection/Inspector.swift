@@ -88,12 +88,9 @@ public struct Inspector: Sendable {
         // The part of every sentence that is the same for the whole flow.
         let sentTo = FindingSentence.sentTo(host: host, company: info.company)
         let transport = flow.transport.rawValue
-        var out: [Finding] = []
-        out.reserveCapacity(detections.count)
-        for d in detections {
-            out.append(d.finding(request: req, destination: destination, sentTo: sentTo, transport: transport, flow: flow.id, time: time))
+        return detections.map { d in
+            d.finding(request: req, destination: destination, sentTo: sentTo, transport: transport, flow: flow.id, time: time)
         }
-        return out
     }
 
     /// What the detectors saw in one request (before destination and request are attached).

@@ -53,39 +53,20 @@ struct RequestFacts {
         let port = UnsafeBufferPointer(rebasing: a[portRange])
         let defaultPort = (scheme == "http" && Self.port(port, is: "80")) || (scheme == "https" && Self.port(port, is: "443"))
         let bracketed = hostBytes.contains(UInt8(ascii: ":"))
-        // Written into one buffer (appends would each check and copy).
         let showPort = !port.isEmpty && !defaultPort
-        var schemeText = scheme, hostText = host, targetText = target
-        let count = schemeText.utf8.count + 3 + hostText.utf8.count + (bracketed ? 2 : 0) + (showPort ? 1 + port.count : 0)
-            + targetText.utf8.count
-        let url = schemeText.withUTF8 { s in
-            hostText.withUTF8 { h in
-                targetText.withUTF8 { t in
-                    String(unsafeUninitializedCapacity: count) { buffer in
-                        var k = 0
-                        func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-                            let n = min(bytes.count, count - k)
-                            guard n > 0, let from = bytes.baseAddress, let to = buffer.baseAddress else { return }
-                            (to + k).update(from: from, count: n)
-                            k += n
-                        }
-                        func put(_ byte: UInt8) {
-                            if k < count { buffer[k] = byte; k += 1 }
-                        }
-                        put(s)
-                        put(UInt8(ascii: ":")); put(UInt8(ascii: "/")); put(UInt8(ascii: "/"))
-                        if bracketed { put(UInt8(ascii: "[")) }
-                        put(h)
-                        if bracketed { put(UInt8(ascii: "]")) }
-                        if showPort {
-                            put(UInt8(ascii: ":"))
-                            put(port)
-                        }
-                        put(t)
-                        return k
-                    }
-                }
+        let count = scheme.utf8.count + 3 + host.utf8.count + (bracketed ? 2 : 0) + (showPort ? 1 + port.count : 0)
+            + target.utf8.count
+        let url = String(utf8Count: count) { w in
+            w.write(scheme)
+            w.write("://" as StaticString)
+            if bracketed { w.write(UInt8(ascii: "[")) }
+            w.write(host)
+            if bracketed { w.write(UInt8(ascii: "]")) }
+            if showPort {
+                w.write(UInt8(ascii: ":"))
+                w.write(port)
             }
+            w.write(target)
         }
         return (host, url)
     }
