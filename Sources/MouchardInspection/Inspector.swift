@@ -131,7 +131,10 @@ public struct Inspector: Sendable {
         } else {
             PatternDetector(rules: rules).detect(extracted, into: &out)
         }
-        CredentialDetector(rules: rules, keySearch: passwordKeySearch).detect(request, extracted, transport: transport, into: &out)
+        // Made only for the requests it looks at (copying and destroying its keys costs, for every request).
+        if CredentialDetector.applies(to: request, transport: transport) {
+            CredentialDetector(rules: rules, keySearch: passwordKeySearch).detect(request, extracted, transport: transport, into: &out)
+        }
         return out.ordered
     }
 

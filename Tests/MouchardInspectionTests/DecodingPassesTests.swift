@@ -139,6 +139,7 @@ struct DecodingPassesTests {
             #expect(ByteSearch.contains(0x25, or: 0x2B, in: slice) == slice.contains { $0 == 0x25 || $0 == 0x2B }, "\(bytes)")
             #expect(ByteSearch.containsUppercase(or: 0x3D, in: slice) == slice.contains { ($0 >= 0x41 && $0 <= 0x5A) || $0 == 0x3D },
                     "\(bytes)")
+            #expect(ByteSearch.isLowercaseASCII(bytes) == bytes.allSatisfy { $0 < 0x80 && !($0 >= 0x41 && $0 <= 0x5A) }, "\(bytes)")
             for from in [0, 3, 9] {
                 let expected = slice.dropFirst(from).firstIndex(of: 0x26) ?? slice.endIndex
                 #expect(ByteSearch.index(of: 0x26, in: slice, from: from) == expected, "\(bytes) \(from)")

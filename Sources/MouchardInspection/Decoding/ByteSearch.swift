@@ -35,15 +35,27 @@ enum ByteSearch {
 
     /// True when `bytes` holds an ASCII upper-case letter or `byte`.
     static func containsUppercase(or byte: UInt8, in bytes: ArraySlice<UInt8>) -> Bool {
-        contains(in: bytes, word: { w in
-            // Per byte on its low seven bits (no carry leaves a byte): at least `A`, not past `Z`,
-            // and an ASCII byte (high bit clear).
-            let low = w & ~highs
-            let atLeastA = low &+ ones &* (0x80 - 0x41)
-            let pastZ = low &+ ones &* (0x80 - 0x5B)
-            return (atLeastA & ~pastZ & ~w & highs) | matches(w, byte) != 0
-        }, byte: { ($0 >= 0x41 && $0 <= 0x5A) || $0 == byte })
+        contains(in: bytes, word: { uppercase($0) | matches($0, byte) != 0 }, byte: { isUppercase($0) || $0 == byte })
     }
+
+    /// True when every byte of `bytes` is ASCII and none is an upper-case letter (`bytes` read as
+    /// text is its own `lowercased()`).
+    static func isLowercaseASCII(_ bytes: [UInt8]) -> Bool {
+        !contains(in: bytes[...], word: { uppercase($0) | ($0 & highs) != 0 }, byte: { isUppercase($0) || $0 >= 0x80 })
+    }
+
+    /// The high bit of each byte of `w` that is an ASCII upper-case letter: per byte on its low
+    /// seven bits (no carry leaves a byte), at least `A`, not past `Z`, and an ASCII byte (high bit clear).
+    @inline(__always)
+    private static func uppercase(_ w: UInt64) -> UInt64 {
+        let low = w & ~highs
+        let atLeastA = low &+ ones &* (0x80 - 0x41)
+        let pastZ = low &+ ones &* (0x80 - 0x5B)
+        return atLeastA & ~pastZ & ~w & highs
+    }
+
+    @inline(__always)
+    private static func isUppercase(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
 
     /// True when some eight bytes of `bytes` pass `word` (read as one little-endian word), or some
     /// byte of the last fewer than eight passes `byte`: the two tests must agree.

@@ -16,7 +16,7 @@ struct DocumentType {
     /// A header value's bytes: read in place when they are lower-case ASCII, else as `lowercased`
     /// (the value lower-cased, made only then).
     init(headerValue bytes: [UInt8], lowercased: @autoclosure () -> String) {
-        if bytes.allSatisfy({ $0 < 0x80 && !($0 >= 0x41 && $0 <= 0x5A) }) {
+        if ByteSearch.isLowercaseASCII(bytes) {
             self.init(words: ContentTypeWords(lowerCaseASCII: bytes), text: nil, bytes: bytes)
         } else {
             self.init(lowercased: lowercased())

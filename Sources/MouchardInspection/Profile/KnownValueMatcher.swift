@@ -388,6 +388,11 @@ public struct KnownValueMatcher: Sendable {
     /// True when (a, b) as (latitude, longitude) lies within the radius of the profile location.
     public func isNearProfile(latitude: Double, longitude: Double) -> Bool {
         guard let location, (-90...90).contains(latitude), (-180...180).contains(longitude) else { return false }
+        // A great circle is never shorter than its latitude difference (6,371 km x pi / 180, some
+        // 111.2 km a degree): a point that far off by latitude alone is answered without the
+        // trigonometry (most candidate pairs: swapped coordinates, other numbers side by side).
+        // 111 km a degree and 1% to spare keep the answer the haversine's despite its rounding.
+        if abs(latitude - location.latitude) * 111_000 > radius * 1.01 { return false }
         return location.distance(to: Coordinate(latitude: latitude, longitude: longitude)) <= radius
     }
 }

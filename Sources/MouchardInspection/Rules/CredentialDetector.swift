@@ -12,8 +12,13 @@ struct CredentialDetector {
         self.keySearch = keySearch ?? FoldedKeySearch(rules.passwordKeys)
     }
 
+    /// Only cleartext requests are looked at (a caller may skip making the detector for the others).
+    static func applies(to request: HTTPRequest, transport: FlowTransport) -> Bool {
+        transport == .http || request.scheme == "http"
+    }
+
     func detect(_ request: HTTPRequest, _ extracted: FieldExtractor.Result, transport: FlowTransport, into out: inout DetectionSet) {
-        guard transport == .http || request.scheme == "http" else { return }
+        guard Self.applies(to: request, transport: transport) else { return }
         if let auth = request.headers["Authorization"], auth.lowercased().hasPrefix("basic "),
            let decoded = ByteCodecs.base64Decode(Array(auth.utf8.dropFirst(6))[...]), decoded.contains(0x3A) {
             out.add(Detection(category: "credentials", type: "basic-auth", origin: FieldOrigin(location: "header:Authorization", key: "Authorization"),
