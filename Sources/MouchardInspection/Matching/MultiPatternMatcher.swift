@@ -98,7 +98,8 @@ public struct MultiPatternMatcher: Sendable {
                 }
             }
         }
-        self.tables = Tables(classOf: classOf, classCount: classes, goto: goto, outputs: outs, patterns: patterns)
+        self.tables = Tables(classOf: classOf, classCount: classes, goto: goto, outputs: outs, patterns: patterns,
+                             breadthFirst: [0] + queue)
     }
 
     private init(sharing other: MultiPatternMatcher, first count: Int) {
@@ -197,20 +198,23 @@ public struct MultiPatternMatcher: Sendable {
         let patFlags: UnsafeMutablePointer<UInt8>
         let stateCount: Int
 
-        init(classOf: [UInt8], classCount: Int, goto: [[Int32]], outputs: [[Int32]], patterns: [Pattern]) {
+        /// `breadthFirst`: every state, the root first, then by depth in the trie.
+        init(classOf: [UInt8], classCount: Int, goto: [[Int32]], outputs: [[Int32]], patterns: [Pattern], breadthFirst: [Int]) {
             self.classCount = classCount
             let rowEntries = (classCount + 15) & ~15
             self.rowEntries = rowEntries
             self.stateCount = goto.count
             // Row offsets must fit an Int32: past that the table alone would take 2 GB.
             precondition(Self.classBytes + 4 * goto.count * rowEntries < Int(Int32.max), "automaton too large")
-            // New numbers: states without outputs first (the root, without outputs, stays 0).
+            // New numbers: states without outputs first (the root, without outputs, stays 0), each
+            // kind breadth first: the states text visits most (the shallow ones) share cache lines
+            // and pages.
             var renumbered = [Int](repeating: 0, count: goto.count)
             var order: [Int] = []
             order.reserveCapacity(goto.count)
-            for s in goto.indices where outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
+            for s in breadthFirst where outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
             let accepting = order.count
-            for s in goto.indices where !outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
+            for s in breadthFirst where !outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
             func offset(_ row: Int) -> Int { Self.classBytes + 4 * row * rowEntries }
             self.firstAccepting = offset(accepting)
             self.memory = .allocate(byteCount: offset(goto.count), alignment: 64)
