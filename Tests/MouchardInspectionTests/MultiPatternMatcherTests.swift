@@ -73,6 +73,38 @@ import Testing
         }
     }
 
+    /// The automaton's transitions are 16 bits wide when every state fits, 32 bits past that
+    /// (`Tables`): both widths find the same matches in the same order, and an automaton too large
+    /// for 16 bits is read with 32.
+    @Test func bothWidthsOfTransitionsFindTheSameMatches() {
+        var rng = SplitMix(seed: 0x16b1)
+        let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyz@.-".utf8)
+        func word(_ n: Int) -> [UInt8] { (0..<n).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] } }
+        // Random patterns of 13 bytes: about 10 new states each, 30,000 in all, past what 16 bits hold.
+        let patterns = (0..<3_000).map { k in MultiPatternMatcher.Pattern(bytes: word(13), caseSensitive: k % 3 == 0, wordBoundary: k % 2 == 0) }
+        let large = MultiPatternMatcher(patterns: patterns)
+        #expect(large.stateCount > 25_000)
+        let largeIsNarrow = large.isNarrow
+        #expect(!largeIsNarrow)
+        let small = Array(patterns.prefix(300))
+        let narrow = MultiPatternMatcher(patterns: small), wide = MultiPatternMatcher(patterns: small, narrow: false)
+        let widths = (narrow.isNarrow, wide.isNarrow)
+        #expect(widths == (true, false))
+        let rest = MultiPatternMatcher(patterns: Array(patterns.dropFirst(300)))
+        for round in 0..<300 {
+            var h: [UInt8] = []
+            for _ in 0..<Int(1 + rng.next() % 8) {
+                let p = patterns[Int(rng.next() % UInt64(round % 2 == 0 ? 300 : patterns.count))].bytes
+                // Some in upper case (only the patterns compared ignoring case match then).
+                h += rng.next() % 4 == 0 ? word(Int(rng.next() % 6)) : rng.next() % 2 == 0 ? p : p.map { $0 >= 0x61 ? $0 - 0x20 : $0 }
+            }
+            #expect(narrow.matches(in: h) == wide.matches(in: h))
+            // The large automaton's matches, as sets, are those of the first patterns plus those of the others.
+            let parts = Set(narrow.matches(in: h)).union(rest.matches(in: h).map { .init(pattern: $0.pattern + 300, start: $0.start, end: $0.end) })
+            #expect(Set(large.matches(in: h)) == parts)
+        }
+    }
+
     /// The 8-byte fold used to confirm long patterns is `foldASCII` of each byte, for every byte
     /// value in every position and random words.
     @Test func foldingEightBytesAtOnceIsFoldingEachByte() {

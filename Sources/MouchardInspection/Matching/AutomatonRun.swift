@@ -9,6 +9,16 @@ extension MultiPatternMatcher.Automaton {
     /// so the second half's run starts `depth - 1` bytes early from `start` and is in the right
     /// state when it reaches the half; its events are passed on after the first half's.
     func forEachAccepting(in h: UnsafePointer<UInt8>, count n: Int, depth: Int, _ body: (_ state: Int, _ i: Int) -> Void) {
+        // One compiled run per transition width (no test per byte).
+        if narrow {
+            forEachAccepting(UInt16.self, in: h, count: n, depth: depth, body)
+        } else {
+            forEachAccepting(Int32.self, in: h, count: n, depth: depth, body)
+        }
+    }
+
+    private func forEachAccepting<Entry: FixedWidthInteger>(_ entry: Entry.Type, in h: UnsafePointer<UInt8>, count n: Int, depth: Int,
+                                                            _ body: (_ state: Int, _ i: Int) -> Void) {
         var a = 0, sa = start
         // Halves only when each is well longer than the overlap.
         let mid = depth >= 1 && n >= 4 * depth + 16 ? n / 2 : n
@@ -17,7 +27,7 @@ extension MultiPatternMatcher.Automaton {
             // An event of the second half, kept until the first half is done.
             var pending = false
             while a < mid && b < n {
-                firstAccepting(in: h, &a, mid, &sa, &b, n, &sb)
+                firstAccepting(entry, in: h, &a, mid, &sa, &b, n, &sb)
                 guard a < mid && b < n else { break }
                 if sa >= firstAccepting { body(sa, a) }
                 a += 1
@@ -28,10 +38,10 @@ extension MultiPatternMatcher.Automaton {
                 b += 1
             }
             // The rest of the first half alone.
-            a = firstAccepting(in: h, from: a, count: mid, state: &sa)
+            a = firstAccepting(entry, in: h, from: a, count: mid, state: &sa)
             while a < mid {
                 body(sa, a)
-                a = firstAccepting(in: h, from: a + 1, count: mid, state: &sa)
+                a = firstAccepting(entry, in: h, from: a + 1, count: mid, state: &sa)
             }
             if pending {
                 body(sb, b)
@@ -43,10 +53,10 @@ extension MultiPatternMatcher.Automaton {
         // The second half (or the whole value) alone; events before `mid` were the first half's
         // (never met: the second run is past `mid` by now).
         let own = mid < n ? mid : 0
-        a = firstAccepting(in: h, from: a, count: n, state: &sa)
+        a = firstAccepting(entry, in: h, from: a, count: n, state: &sa)
         while a < n {
             if a >= own { body(sa, a) }
-            a = firstAccepting(in: h, from: a + 1, count: n, state: &sa)
+            a = firstAccepting(entry, in: h, from: a + 1, count: n, state: &sa)
         }
     }
 
@@ -58,11 +68,12 @@ extension MultiPatternMatcher.Automaton {
     /// into a caller with closures around it, they were spilled to the stack, 22 instructions a
     /// byte instead of 8). Reading a value is then a call per accepting state.
     @inline(never)
-    func firstAccepting(in h: UnsafePointer<UInt8>, from i: Int, count: Int, state: inout Int) -> Int {
+    func firstAccepting<Entry: FixedWidthInteger>(_ entry: Entry.Type, in h: UnsafePointer<UInt8>, from i: Int, count: Int,
+                                                  state: inout Int) -> Int {
         var s = state
         var k = i
         while k < count {
-            s = step(s, h[k])
+            s = step(s, h[k], entry)
             if s >= firstAccepting { break }
             k += 1
         }
@@ -75,12 +86,12 @@ extension MultiPatternMatcher.Automaton {
     /// `a` and `b` are that step's indices, `sa` and `sb` the states their bytes led to) or either
     /// run ends.
     @inline(never)
-    func firstAccepting(in h: UnsafePointer<UInt8>, _ a: inout Int, _ aEnd: Int, _ sa: inout Int,
-                        _ b: inout Int, _ bEnd: Int, _ sb: inout Int) {
+    func firstAccepting<Entry: FixedWidthInteger>(_ entry: Entry.Type, in h: UnsafePointer<UInt8>, _ a: inout Int, _ aEnd: Int,
+                                                  _ sa: inout Int, _ b: inout Int, _ bEnd: Int, _ sb: inout Int) {
         var i = a, j = b, s = sa, t = sb
         while i < aEnd && j < bEnd {
-            s = step(s, h[i])
-            t = step(t, h[j])
+            s = step(s, h[i], entry)
+            t = step(t, h[j], entry)
             if s >= firstAccepting || t >= firstAccepting { break }
             i += 1
             j += 1

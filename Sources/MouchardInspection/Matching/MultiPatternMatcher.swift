@@ -37,6 +37,12 @@ public struct MultiPatternMatcher: Sendable {
     private let patternLimit: Int
 
     public init(patterns: [Pattern], prefixLength: Int = 12) {
+        self.init(patterns: patterns, prefixLength: prefixLength, narrow: true)
+    }
+
+    /// `narrow` false keeps the transitions 32 bits wide whatever the automaton's size (tests:
+    /// both widths give the same matches).
+    init(patterns: [Pattern], prefixLength: Int = 12, narrow: Bool) {
         self.patterns = patterns
         self.prefixLength = prefixLength
         self.patternLimit = patterns.count
@@ -98,7 +104,8 @@ public struct MultiPatternMatcher: Sendable {
                 }
             }
         }
-        self.tables = Tables(classOf: classOf, classCount: classes, goto: goto, outputs: outs, patterns: patterns)
+        self.tables = Tables(classOf: classOf, classCount: classes, goto: goto, outputs: outs, patterns: patterns,
+                             breadthFirst: [0] + queue, narrow: narrow)
     }
 
     private init(sharing other: MultiPatternMatcher, first count: Int) {
@@ -120,44 +127,61 @@ public struct MultiPatternMatcher: Sendable {
     /// Number of DFA states (for diagnostics and benchmarks).
     public var stateCount: Int { tables.stateCount }
 
+    /// The transitions are 16 bits wide (see `Tables`).
+    var isNarrow: Bool { tables.narrow }
+
     /// Calls `body` for every confirmed match in `haystack`.
     public func forEachMatch(in haystack: UnsafeBufferPointer<UInt8>, _ body: (Match) -> Void) {
         let n = haystack.count
         guard n > 0, !patterns.isEmpty, let h = haystack.baseAddress else { return }
         let a = automaton
-        var s = a.start
-        for i in 0..<n {
-            s = a.step(s, h[i])
-            if s >= a.firstAccepting { confirmMatches(state: s, endingAt: i, in: h, count: n, body) }
+        // One loop per entry width (no test per byte).
+        func run<Entry: FixedWidthInteger>(_ entry: Entry.Type) {
+            var s = a.start
+            for i in 0..<n {
+                s = a.step(s, h[i], entry)
+                if s >= a.firstAccepting { confirmMatches(state: s, endingAt: i, in: h, count: n, body) }
+            }
         }
+        if a.narrow { run(UInt16.self) } else { run(Int32.self) }
     }
 
-    /// The automaton as one raw pointer, for a scanner that runs the matcher's step inside its
-    /// own byte loop (the profile's span scan): `state = step(state, byte)` from `start`, and a
-    /// state `>= firstAccepting` ends some pattern prefix: pass it to `confirmMatches`. The
-    /// memory lives as long as this matcher.
+    /// The automaton as raw pointers, for a scanner that runs the matcher's step inside its
+    /// own byte loop (the profile's span scan): `state = step(state, byte, entry)` from `start`,
+    /// `entry` `UInt16` when `narrow`, else `Int32` (a loop generic over it, run with the one
+    /// `narrow` says: each width its own compiled loop), and a state `>= firstAccepting` ends
+    /// some pattern prefix: pass it to `confirmMatches`. The memory lives as long as this matcher.
     struct Automaton {
-        /// Byte classes (256 bytes), then the transitions (see `Tables`).
-        let base: UnsafeRawPointer
+        /// Byte classes (256 bytes).
+        let classes: UnsafeRawPointer
+        /// The transitions (see `Tables`).
+        let rows: UnsafeRawPointer
+        /// Transitions are 16 bits wide (else 32).
+        let narrow: Bool
         let start: Int
         /// States from here on (the last rows) end a pattern prefix.
         let firstAccepting: Int
 
+        /// A state is its row's offset in `rows` in units of 32 bytes (`Tables.rowUnitShift`). The entry's
+        /// address in its row depends on the byte only, so that the state waits for one shift and
+        /// one load.
         @inline(__always)
-        func step(_ state: Int, _ byte: UInt8) -> Int {
-            let c = Int(base.load(fromByteOffset: Int(byte), as: UInt8.self))
-            return Int(base.load(fromByteOffset: state &+ c &* 4, as: Int32.self))
+        func step<Entry: FixedWidthInteger>(_ state: Int, _ byte: UInt8, _ entry: Entry.Type) -> Int {
+            let c = Int(classes.load(fromByteOffset: Int(byte), as: UInt8.self))
+            let column = rows + c &* MemoryLayout<Entry>.size
+            return Int(truncatingIfNeeded: column.load(fromByteOffset: state &<< Tables.rowUnitShift, as: Entry.self))
         }
     }
 
     var automaton: Automaton {
-        Automaton(base: UnsafeRawPointer(tables.memory), start: Tables.classBytes, firstAccepting: tables.firstAccepting)
+        Automaton(classes: UnsafeRawPointer(tables.memory), rows: UnsafeRawPointer(tables.memory + Tables.classBytes),
+                  narrow: tables.narrow, start: 0, firstAccepting: tables.firstAccepting)
     }
 
     /// The confirmed matches of the prefixes that accepting `state` ends at haystack index `i`.
     func confirmMatches(state: Int, endingAt i: Int, in h: UnsafePointer<UInt8>, count n: Int, _ body: (Match) -> Void) {
         let t = tables
-        let row = (state - Tables.classBytes) / (4 * t.rowEntries)
+        let row = (state << Tables.rowUnitShift) / t.rowBytes
         for j in Int(t.outStart[row])..<Int(t.outStart[row + 1]) {
             let pi = Int(t.outList[j])
             guard pi < patternLimit else { continue }
@@ -173,19 +197,28 @@ public struct MultiPatternMatcher: Sendable {
         return out
     }
 
-    /// The compiled automaton in flat, manually managed memory: the scan loop touches only one
-    /// raw pointer (no array bounds checks, retains or closures per byte). Immutable after init.
-    /// `memory` holds the byte classes (256 bytes), then the transitions, a row of `Int32` per
-    /// state. States are renumbered so that those ending a pattern prefix come last (one
-    /// comparison per byte tells whether to look for matches), and a state is the byte offset of
-    /// its row in `memory` (no multiplication per byte, one pointer for classes and rows).
+    /// The compiled automaton in flat, manually managed memory: the scan loop touches only raw
+    /// pointers (no array bounds checks, retains or closures per byte). Immutable after init.
+    /// `memory` holds the byte classes (256 bytes), then the transitions, a row per state.
+    /// States are renumbered so that those ending a pattern prefix come last (one comparison per
+    /// byte tells whether to look for matches), and a state is the offset of its row in units of
+    /// 32 bytes (`rowUnitShift`: a shift per byte, no multiplication). Entries are `UInt16` when every
+    /// state fits (automata up to 2 MB of rows: half the cache footprint of `Int32`, and the
+    /// scan waits on these loads), else `Int32`.
     private final class Tables: @unchecked Sendable {
         static let classBytes = 256
+        /// Rows are a multiple of 1 << this many bytes (16 entries of 16 bits), and states count
+        /// in that unit.
+        static let rowUnitShift = 5
         let memory: UnsafeMutableRawPointer
         let classCount: Int
         /// Entries per row: `classCount` rounded up to a multiple of 16, so that rows start on
-        /// 64-byte lines (the first 16 classes of a row in one line).
+        /// 32- or 64-byte boundaries (the first 16 classes of a row in one line).
         let rowEntries: Int
+        /// Entries are `UInt16` (else `Int32`).
+        let narrow: Bool
+        /// Bytes per row.
+        let rowBytes: Int
         /// States from here on end a pattern prefix.
         let firstAccepting: Int
         /// By row (state) number: where its outputs start in `outList`.
@@ -197,28 +230,45 @@ public struct MultiPatternMatcher: Sendable {
         let patFlags: UnsafeMutablePointer<UInt8>
         let stateCount: Int
 
-        init(classOf: [UInt8], classCount: Int, goto: [[Int32]], outputs: [[Int32]], patterns: [Pattern]) {
+        /// `breadthFirst`: every state, the root first, then by depth in the trie. `narrow` false:
+        /// `Int32` entries whatever the size.
+        init(classOf: [UInt8], classCount: Int, goto: [[Int32]], outputs: [[Int32]], patterns: [Pattern], breadthFirst: [Int],
+             narrow: Bool) {
             self.classCount = classCount
             let rowEntries = (classCount + 15) & ~15
             self.rowEntries = rowEntries
             self.stateCount = goto.count
-            // Row offsets must fit an Int32: past that the table alone would take 2 GB.
-            precondition(Self.classBytes + 4 * goto.count * rowEntries < Int(Int32.max), "automaton too large")
-            // New numbers: states without outputs first (the root, without outputs, stays 0).
+            // 16-bit entries when the last row's offset, in units, fits them.
+            let narrow = narrow && 2 * goto.count * rowEntries <= (Int(UInt16.max) + 1) << Self.rowUnitShift
+            self.narrow = narrow
+            let entryBytes = narrow ? 2 : 4
+            rowBytes = entryBytes * rowEntries
+            // Row offsets must fit an Int32: past that the table alone would take 64 GB.
+            precondition(4 * goto.count * rowEntries >> Self.rowUnitShift < Int(Int32.max), "automaton too large")
+            // New numbers: states without outputs first (the root, without outputs, stays 0), each
+            // kind breadth first: the states text visits most (the shallow ones) share cache lines
+            // and pages.
             var renumbered = [Int](repeating: 0, count: goto.count)
             var order: [Int] = []
             order.reserveCapacity(goto.count)
-            for s in goto.indices where outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
+            for s in breadthFirst where outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
             let accepting = order.count
-            for s in goto.indices where !outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
-            func offset(_ row: Int) -> Int { Self.classBytes + 4 * row * rowEntries }
+            for s in breadthFirst where !outputs[s].isEmpty { renumbered[s] = order.count; order.append(s) }
+            let rowBytes = rowBytes
+            func offset(_ row: Int) -> Int { row * rowBytes >> Self.rowUnitShift }
             self.firstAccepting = offset(accepting)
-            self.memory = .allocate(byteCount: offset(goto.count), alignment: 64)
+            self.memory = .allocate(byteCount: Self.classBytes + goto.count * rowBytes, alignment: 64)
             memory.initializeMemory(as: UInt8.self, from: classOf, count: 256)
-            let table = (memory + Self.classBytes).bindMemory(to: Int32.self, capacity: goto.count * rowEntries)
-            table.initialize(repeating: Int32(offset(0)), count: goto.count * rowEntries)
+            let rows = memory + Self.classBytes
+            rows.initializeMemory(as: UInt8.self, repeating: 0, count: goto.count * rowBytes)
             for (row, s) in order.enumerated() {
-                for c in 0..<classCount { table[row * rowEntries + c] = Int32(offset(renumbered[Int(goto[s][c])])) }
+                for c in 0..<classCount {
+                    let next = offset(renumbered[Int(goto[s][c])])
+                    let at = row * rowBytes + c * entryBytes
+                    if narrow { rows.storeBytes(of: UInt16(next), toByteOffset: at, as: UInt16.self) } else {
+                        rows.storeBytes(of: Int32(next), toByteOffset: at, as: Int32.self)
+                    }
+                }
             }
             let totalOut = outputs.reduce(0) { $0 + $1.count }
             self.outStart = .allocate(capacity: outputs.count + 1)

@@ -237,8 +237,11 @@ extension KnownValueMatcher {
             // Chunks keep every lane below 0x8000 (see `SpanLanes.rebase`).
             let chunkEnd = min(n, i + SpanLanes.chunk)
             while i < chunkEnd {
-                let r = Self.bytesUntilEvent(h, from: i, to: chunkEnd, state: state, runs: runs, automaton: automaton,
-                                             table: table, bias: bias)
+                let r = automaton.narrow
+                    ? Self.bytesUntilEvent(h, from: i, to: chunkEnd, state: state, runs: runs, automaton: automaton,
+                                           entry: UInt16.self, table: table, bias: bias)
+                    : Self.bytesUntilEvent(h, from: i, to: chunkEnd, state: state, runs: runs, automaton: automaton,
+                                           entry: Int32.self, table: table, bias: bias)
                 i = r.i
                 state = r.state
                 runs = r.runs
@@ -263,21 +266,22 @@ extension KnownValueMatcher {
     /// accepting automaton state, a lane event) or `end`: that byte's index, the automaton state
     /// after it and the lanes before it (`end`, and the state and lanes there, when no byte has).
     /// Two bytes a round, one test for both. A function of its own without calls, so that all its
-    /// values stay in registers.
+    /// values stay in registers; one for each width of the automaton's entries (`entry`).
     @inline(never)
-    private static func bytesUntilEvent(_ h: UnsafePointer<UInt8>, from i: Int, to end: Int, state: Int, runs: UInt64,
-                                        automaton: MultiPatternMatcher.Automaton, table: UnsafePointer<UInt64>, bias: UInt64)
-        -> (i: Int, state: Int, runs: UInt64) {
+    private static func bytesUntilEvent<Entry: FixedWidthInteger>(
+        _ h: UnsafePointer<UInt8>, from i: Int, to end: Int, state: Int, runs: UInt64,
+        automaton: MultiPatternMatcher.Automaton, entry: Entry.Type, table: UnsafePointer<UInt64>, bias: UInt64
+    ) -> (i: Int, state: Int, runs: UInt64) {
         var i = i, state = state, runs = runs
         let accepting = automaton.firstAccepting
         let keep = table + SpanLanes.keepEntry, add = table + SpanLanes.addEntry, stop = table + SpanLanes.stopEntry
         while i &+ 1 < end {
             let b0 = h[i], b1 = h[i &+ 1]
-            let s0 = automaton.step(state, b0)
+            let s0 = automaton.step(state, b0, entry)
             // A lane at its threshold (bit 15 after the bias) that the byte ends, or a check byte.
             let event0 = (runs &+ bias) & stop[Int(b0)]
             let runs0 = (runs & keep[Int(b0)]) &+ add[Int(b0)]
-            let s1 = automaton.step(s0, b1)
+            let s1 = automaton.step(s0, b1, entry)
             let event1 = (runs0 &+ bias) & stop[Int(b1)]
             if event0 | event1 != 0 || s0 >= accepting || s1 >= accepting {
                 if event0 != 0 || s0 >= accepting { return (i, s0, runs) }
@@ -289,7 +293,7 @@ extension KnownValueMatcher {
         }
         if i < end {
             let b = h[i]
-            let s = automaton.step(state, b)
+            let s = automaton.step(state, b, entry)
             if (runs &+ bias) & stop[Int(b)] != 0 || s >= accepting { return (i, s, runs) }
             return (end, s, (runs & keep[Int(b)]) &+ add[Int(b)])
         }
