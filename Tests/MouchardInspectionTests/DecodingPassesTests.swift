@@ -100,9 +100,14 @@ struct DecodingPassesTests {
     }
 
     @Test func percentDecodesAsThePlainLoop() {
-        for bytes in samples(Array("%+4aFg1z".utf8)) {
+        // Dense escapes, then plain runs of eight and more (copied a word at a time) around rare
+        // ones, with the bytes just above `%` and `+` (`&`, `,`), read from slices too.
+        let sparse = Array("abcdefgh&,$*4F".utf8) + Array(repeating: UInt8(ascii: "x"), count: 12) + Array("%+".utf8)
+        for bytes in samples(Array("%+4aFg1z".utf8)) + samples(sparse, maxLength: 64) {
             for plus in [true, false] {
                 #expect(ByteCodecs.percentDecode(bytes[...], plusAsSpace: plus) == referencePercentDecode(bytes[...], plusAsSpace: plus), "\(bytes)")
+                let inner = bytes.dropFirst(3)
+                #expect(ByteCodecs.percentDecode(inner, plusAsSpace: plus) == referencePercentDecode(inner, plusAsSpace: plus), "\(bytes)")
             }
         }
     }

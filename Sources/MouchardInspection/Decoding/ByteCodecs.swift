@@ -6,26 +6,40 @@ enum ByteCodecs {
     /// Percent-decodes `bytes` (`+` → space when `plusAsSpace`). Returns nil when nothing changed.
     static func percentDecode(_ bytes: ArraySlice<UInt8>, plusAsSpace: Bool) -> [UInt8]? {
         // Most names and values hold neither: answer before allocating.
-        guard ByteSearch.contains(0x25, or: plusAsSpace ? 0x2B : 0x25, in: bytes) else { return nil }
+        let plus: UInt8 = plusAsSpace ? 0x2B : 0x25
+        guard ByteSearch.contains(0x25, or: plus, in: bytes) else { return nil }
         var changed = false
         let out = bytes.withUnsafeBufferPointer { p in
             [UInt8](unsafeUninitializedCapacity: p.count) { buffer, count in
+                guard let source = p.baseAddress, let target = buffer.baseAddress else { count = 0; return }
+                let n = p.count
                 var i = 0
                 var k = 0
-                while i < p.count {
+                while i < n {
+                    // Eight bytes at a time up to the next `%` or `+`: the word is stored whole (the
+                    // output never runs ahead of the input, so it has room), and what follows the
+                    // plain bytes is written over next.
+                    if i + 8 <= n {
+                        let w = UnsafeRawPointer(source + i).loadUnaligned(as: UInt64.self)
+                        UnsafeMutableRawPointer(target + k).storeBytes(of: w, as: UInt64.self)
+                        let plain = ByteSearch.bytesBefore(0x25, or: plus, in: UInt64(littleEndian: w))
+                        i += plain
+                        k += plain
+                        if plain == 8 { continue }
+                    }
                     let b = p[i]
-                    if b == 0x25, i + 2 < p.count, let h = hexNibble(p[i + 1]), let l = hexNibble(p[i + 2]) {
-                        buffer[k] = h << 4 | l
+                    if b == 0x25, i + 2 < n, let h = hexNibble(p[i + 1]), let l = hexNibble(p[i + 2]) {
+                        target[k] = h << 4 | l
                         k += 1
                         i += 3
                         changed = true
                         continue
                     }
                     if b == 0x2B, plusAsSpace {
-                        buffer[k] = 0x20
+                        target[k] = 0x20
                         changed = true
                     } else {
-                        buffer[k] = b
+                        target[k] = b
                     }
                     k += 1
                     i += 1

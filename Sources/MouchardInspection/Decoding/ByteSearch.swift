@@ -21,10 +21,23 @@ enum ByteSearch {
             guard let base = p.baseAddress else { return bytes.endIndex }
             var k = lower - bytes.startIndex
             let n = p.count
-            while k + 8 <= n, matches(UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self), byte) == 0 { k += 8 }
+            while k + 8 <= n {
+                // The first match is the lowest flagged byte (see `bytesBefore`).
+                let found = matches(UInt64(littleEndian: UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self)), byte)
+                if found != 0 { return bytes.startIndex + k + found.trailingZeroBitCount >> 3 }
+                k += 8
+            }
             while k < n, p[k] != byte { k += 1 }
             return bytes.startIndex + k
         }
+    }
+
+    /// How many of the eight bytes of `w` (little-endian: the first byte lowest) come before the first `a` or `b`
+    /// (8 when none is either): the lowest flagged byte is exact (a false flag only sits above a true one).
+    @inline(__always)
+    static func bytesBefore(_ a: UInt8, or b: UInt8, in w: UInt64) -> Int {
+        let found = matches(w, a) | matches(w, b)
+        return found == 0 ? 8 : found.trailingZeroBitCount >> 3
     }
 
     /// True when `bytes` holds `a` or `b`.

@@ -226,7 +226,8 @@ struct FieldWalker {
 
     /// `ud[em]` → `em`, `a[]` → `a`.
     func bracketLeaf(_ name: String) -> String {
-        guard name.hasSuffix("]"), let open = name.lastIndex(of: "[") else { return name }
+        // Most names do not end in `]`: told from the last byte before the character test.
+        guard name.utf8.last == UInt8(ascii: "]"), name.hasSuffix("]"), let open = name.lastIndex(of: "[") else { return name }
         let inside = name[name.index(after: open)..<name.index(before: name.endIndex)]
         return inside.isEmpty ? String(name[..<open]) : String(inside)
     }
