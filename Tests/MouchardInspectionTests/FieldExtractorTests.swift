@@ -68,6 +68,22 @@ struct FieldExtractorTests {
         #expect(find(FieldExtractor().extract(byMagic), "zipped-value")?.origin.encodingChain() == "gzip")
     }
 
+    /// A `Content-Encoding` names its codings in the order applied: the chain lists them as undone,
+    /// one coding read as the value itself, a list split and trimmed.
+    @Test func contentEncodingCodingsInOrder() {
+        let walker = FieldWalker(config: FieldExtractor())
+        #expect(walker.contentCodings("gzip") == ["gzip"])
+        #expect(walker.contentCodings("gzip, br") == ["br", "gzip"])
+        #expect(walker.contentCodings(" deflate ,gzip,") == ["gzip", "deflate"])
+        #expect(walker.contentCodings(" gzip") == ["gzip"])
+        for text in ["gzip", " gzip\t", "\r\nbr", "x\r\n", "", "  ", "\u{301}a "] {
+            var s = Substring(text)
+            while let f = s.first, f == " " || f == "\t" || f == "\n" || f == "\r" { s.removeFirst() }
+            while let l = s.last, l == " " || l == "\t" || l == "\n" || l == "\r" { s.removeLast() }
+            #expect(text.trimmingASCIISpaces() == String(s), "\(text.debugDescription)")
+        }
+    }
+
     @Test func base64WholeEmbeddedAndJWT() throws {
         let blob = TestSupport.base64(#"{"user":{"mail":"p@q.io"}}"#)
         let r = TestSupport.request("GET", "https://a.example/t?data=\(TestSupport.percent(blob))")

@@ -244,7 +244,7 @@ struct FieldWalker {
         if let ce = content.encoding?.trimmingASCIISpaces(), !ce.isEmpty, ce != "identity" {
             if let out = try? ContentDecoder(limit: config.maxDecodedBytes).decode(body, contentEncoding: ce) {
                 body = out
-                decodings.append(contentsOf: ce.split(separator: ",").map { $0.trimmingCharacters(in: " ") }.reversed())
+                decodings = contentCodings(ce)
             } else {
                 result.notes.append("body: cannot undo Content-Encoding \(ce)")
             }
@@ -264,6 +264,14 @@ struct FieldWalker {
         let origin = decodings.isEmpty ? .body : FieldOrigin(location: "body", decodings: decodings)
         walkDocument(body[...], contentType: contentType, origin: origin, topLevel: true, depth: 0, spans: pruning == nil ? nil : spans,
                      document: body)
+    }
+
+    /// The codings a `Content-Encoding` value names, the last applied first (`gzip, br` → `br`, `gzip`).
+    func contentCodings(_ value: String) -> [String] {
+        // One coding without spaces around it (nearly every request) is the value itself: no split.
+        let utf8 = value.utf8
+        if utf8.first != 0x20, utf8.last != 0x20, !utf8.contains(UInt8(ascii: ",")) { return [value] }
+        return value.split(separator: ",").map { $0.trimmingCharacters(in: " ") }.reversed()
     }
 
     /// The first Content-Type (its `DocumentType`: `headers["Content-Type"]?.lowercased()` made only

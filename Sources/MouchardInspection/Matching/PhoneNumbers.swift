@@ -129,6 +129,9 @@ public enum PhoneNumbers {
 
 extension String {
     func trimmingASCIISpaces() -> String {
+        // No space byte at either end (most values): no character ends in one, nothing to trim.
+        @inline(__always) func isSpace(_ b: UInt8?) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        if !isSpace(utf8.first), !isSpace(utf8.last) { return self }
         var s = Substring(self)
         while let f = s.first, f == " " || f == "\t" || f == "\n" || f == "\r" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" || l == "\n" || l == "\r" { s.removeLast() }
