@@ -13,6 +13,15 @@ extension FieldWalker {
     /// value (`PartPruningTests` holds the pruned walk to the full one).
     mutating func walkJSON(_ json: JSONSkimmer, _ index: Int, path: String, key: String, parentKey: String,
                            origin: FieldOrigin, topLevel: Bool, depth: Int, spans: [Range<Int>]?, end: Int) {
+        var cursor = spans.map { SpanCursor($0) }
+        walkJSON(json, index, path: path, key: key, parentKey: parentKey, origin: origin, topLevel: topLevel, depth: depth,
+                 spans: &cursor, end: end)
+    }
+
+    /// `walkJSON` with its spans read through one cursor for the whole walk (values are visited in
+    /// the order of their bytes).
+    private mutating func walkJSON(_ json: JSONSkimmer, _ index: Int, path: String, key: String, parentKey: String,
+                                   origin: FieldOrigin, topLevel: Bool, depth: Int, spans: inout SpanCursor?, end: Int) {
         if full { return }
         let tape = json.tape
         guard index >= 0, index < tape.count else { return }
@@ -53,12 +62,12 @@ extension FieldWalker {
                 defer { child = following }
                 if yieldsNothing(json, m, index: child) { continue }
                 let childEnd = following < last ? tape[following].keyStart : end
-                if let spans, !touches(spans, m.start..<childEnd) { continue }
+                if spans?.touches(m.start..<childEnd) == false { continue }
                 let k = keyText()
                 // Strings and numbers are walked here: a call of this function for each costs more.
                 if m.kind == .object || m.kind == .array {
                     walkJSON(json, child, path: Self.joined(path, ".", k), key: k, parentKey: key, origin: origin, topLevel: topLevel,
-                             depth: depth, spans: spans, end: childEnd)
+                             depth: depth, spans: &spans, end: childEnd)
                 } else {
                     walkJSONScalar(json, m, place: Self.jsonOrigin(Self.joined(path, ".", k), key: k, parentKey: key, origin: origin, topLevel: topLevel),
                                    depth: depth)
@@ -88,10 +97,10 @@ extension FieldWalker {
                 }
                 if yieldsNothing(json, item, index: child) { continue }
                 let childEnd = following < last ? tape[following].start : end
-                if let spans, !touches(spans, item.start..<childEnd) { continue }
+                if spans?.touches(item.start..<childEnd) == false { continue }
                 if item.kind == .object || item.kind == .array {
                     walkJSON(json, child, path: Self.indexed(path, i), key: key, parentKey: parentKey, origin: origin,
-                             topLevel: topLevel, depth: depth, spans: spans, end: childEnd)
+                             topLevel: topLevel, depth: depth, spans: &spans, end: childEnd)
                 } else {
                     walkJSONScalar(json, item, place: Self.jsonOrigin(Self.indexed(path, i), key: key, parentKey: parentKey, origin: origin,
                                                                   topLevel: topLevel), depth: depth)
