@@ -51,13 +51,15 @@ extension FieldWalker {
                         numbers.append(.init(key: keyText(), value: scaled.value, decimals: scaled.decimals))
                     }
                 } else if m.kind == .string, m.end - m.start >= 5 {
-                    // An escaped string is decoded only when it may start like a number (its first
-                    // byte, not a backslash, is its decoded first byte).
+                    // A string is read as a number only when it may start like one (`parseDecimal`
+                    // wants a sign or a digit first; an escaped string's first byte, not a
+                    // backslash, is its decoded first byte): most strings start with a letter.
                     let first = bytes[m.start + 1]
-                    let n = !m.escaped ? parseDecimal(bytes[(m.start + 1)..<(m.end - 1)])
-                        : first == UInt8(ascii: "\\") || first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || (first >= 0x30 && first <= 0x39)
-                        ? parseDecimal(json.string(m.span)[...]) : nil
-                    if let n { numbers.append(.init(key: keyText(), value: n.value, decimals: n.decimals)) }
+                    if first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || (first >= 0x30 && first <= 0x39)
+                        || (m.escaped && first == UInt8(ascii: "\\")),
+                        let n = !m.escaped ? parseDecimal(bytes[(m.start + 1)..<(m.end - 1)]) : parseDecimal(json.string(m.span)[...]) {
+                        numbers.append(.init(key: keyText(), value: n.value, decimals: n.decimals))
+                    }
                 }
                 defer { child = following }
                 if yieldsNothing(json, m, index: child) { continue }

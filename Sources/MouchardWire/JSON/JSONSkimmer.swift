@@ -163,6 +163,7 @@ public struct JSONSkimmer: Sendable {
             }
         }
 
+        @inline(__always)
         mutating func value(depth: Int) -> Bool {
             guard records else { return read(depth: depth) }
             guard i < end, depth < maxDepth else { return false }
@@ -283,6 +284,7 @@ public struct JSONSkimmer: Sendable {
         }
 
         /// A string starting at the quote under the cursor.
+        @inline(__always)
         mutating func string() -> Bool {
             i += 1
             escaped = false
