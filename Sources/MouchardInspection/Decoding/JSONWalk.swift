@@ -13,6 +13,15 @@ extension FieldWalker {
     /// value (`PartPruningTests` holds the pruned walk to the full one).
     mutating func walkJSON(_ json: JSONSkimmer, _ index: Int, path: String, key: String, parentKey: String,
                            origin: FieldOrigin, topLevel: Bool, depth: Int, spans: [Range<Int>]?, end: Int) {
+        var cursor = spans.map { SpanCursor($0) }
+        walkJSON(json, index, path: path, key: key, parentKey: parentKey, origin: origin, topLevel: topLevel, depth: depth,
+                 spans: &cursor, end: end)
+    }
+
+    /// `walkJSON` with its spans read through one cursor for the whole walk (values are visited in
+    /// the order of their bytes).
+    private mutating func walkJSON(_ json: JSONSkimmer, _ index: Int, path: String, key: String, parentKey: String,
+                                   origin: FieldOrigin, topLevel: Bool, depth: Int, spans: inout SpanCursor?, end: Int) {
         if full { return }
         let tape = json.tape
         guard index >= 0, index < tape.count else { return }
@@ -42,23 +51,25 @@ extension FieldWalker {
                         numbers.append(.init(key: keyText(), value: scaled.value, decimals: scaled.decimals))
                     }
                 } else if m.kind == .string, m.end - m.start >= 5 {
-                    // An escaped string is decoded only when it may start like a number (its first
-                    // byte, not a backslash, is its decoded first byte).
+                    // A string is read as a number only when it may start like one (`parseDecimal`
+                    // wants a sign or a digit first; an escaped string's first byte, not a
+                    // backslash, is its decoded first byte): most strings start with a letter.
                     let first = bytes[m.start + 1]
-                    let n = !m.escaped ? parseDecimal(bytes[(m.start + 1)..<(m.end - 1)])
-                        : first == UInt8(ascii: "\\") || first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || (first >= 0x30 && first <= 0x39)
-                        ? parseDecimal(json.string(m.span)[...]) : nil
-                    if let n { numbers.append(.init(key: keyText(), value: n.value, decimals: n.decimals)) }
+                    if first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || (first >= 0x30 && first <= 0x39)
+                        || (m.escaped && first == UInt8(ascii: "\\")),
+                        let n = !m.escaped ? parseDecimal(bytes[(m.start + 1)..<(m.end - 1)]) : parseDecimal(json.string(m.span)[...]) {
+                        numbers.append(.init(key: keyText(), value: n.value, decimals: n.decimals))
+                    }
                 }
                 defer { child = following }
                 if yieldsNothing(json, m, index: child) { continue }
                 let childEnd = following < last ? tape[following].keyStart : end
-                if let spans, !touches(spans, m.start..<childEnd) { continue }
+                if spans?.touches(m.start..<childEnd) == false { continue }
                 let k = keyText()
                 // Strings and numbers are walked here: a call of this function for each costs more.
                 if m.kind == .object || m.kind == .array {
                     walkJSON(json, child, path: Self.joined(path, ".", k), key: k, parentKey: key, origin: origin, topLevel: topLevel,
-                             depth: depth, spans: spans, end: childEnd)
+                             depth: depth, spans: &spans, end: childEnd)
                 } else {
                     walkJSONScalar(json, m, place: Self.jsonOrigin(Self.joined(path, ".", k), key: k, parentKey: key, origin: origin, topLevel: topLevel),
                                    depth: depth)
@@ -88,10 +99,10 @@ extension FieldWalker {
                 }
                 if yieldsNothing(json, item, index: child) { continue }
                 let childEnd = following < last ? tape[following].start : end
-                if let spans, !touches(spans, item.start..<childEnd) { continue }
+                if spans?.touches(item.start..<childEnd) == false { continue }
                 if item.kind == .object || item.kind == .array {
                     walkJSON(json, child, path: Self.indexed(path, i), key: key, parentKey: parentKey, origin: origin,
-                             topLevel: topLevel, depth: depth, spans: spans, end: childEnd)
+                             topLevel: topLevel, depth: depth, spans: &spans, end: childEnd)
                 } else {
                     walkJSONScalar(json, item, place: Self.jsonOrigin(Self.indexed(path, i), key: key, parentKey: parentKey, origin: origin,
                                                                   topLevel: topLevel), depth: depth)

@@ -163,27 +163,36 @@ public struct JSONSkimmer: Sendable {
             }
         }
 
+        @inline(__always)
         mutating func value(depth: Int) -> Bool {
             guard records else { return read(depth: depth) }
-            guard i < end, let kind = JSONSkimmer.kind(p[i]) else { return false }
+            guard i < end, depth < maxDepth else { return false }
             let slot = tape.count
             let start = i
             let key = memberKey
             memberKey = (-1, -1, false)
-            // Strings and numbers (most values) are read, then recorded whole.
-            if kind == .string || kind == .number {
-                guard depth < maxDepth, kind == .string ? string() : number() else { return false }
-                tape.append(Entry(start: start, end: i, kind: kind, escaped: kind == .string && escaped, keyEscaped: key.escaped,
+            // Strings and numbers (most values) are read, then recorded whole: their first byte
+            // is looked at once.
+            let first = p[i]
+            if first == UInt8(ascii: "\"") {
+                guard string() else { return false }
+                tape.append(Entry(start: start, end: i, kind: .string, escaped: escaped, keyEscaped: key.escaped,
                                   keyStart: key.start, keyEnd: key.end, next: slot + 1))
                 return true
             }
+            if first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) {
+                guard number() else { return false }
+                tape.append(Entry(start: start, end: i, kind: .number, escaped: false, keyEscaped: key.escaped,
+                                  keyStart: key.start, keyEnd: key.end, next: slot + 1))
+                return true
+            }
+            guard let kind = JSONSkimmer.kind(first) else { return false }
             // A container's place comes before its contents' (filled in once they are read).
             tape.append(Entry(start: start, end: start, kind: kind, escaped: false, keyEscaped: key.escaped,
                               keyStart: key.start, keyEnd: key.end, next: slot + 1))
             guard read(depth: depth), slot < tape.count else { return false }
             tape[slot].end = i
             tape[slot].next = tape.count
-            if kind == .string { tape[slot].escaped = escaped }
             return true
         }
 
@@ -275,10 +284,10 @@ public struct JSONSkimmer: Sendable {
         }
 
         /// A string starting at the quote under the cursor.
+        @inline(__always)
         mutating func string() -> Bool {
             i += 1
             escaped = false
-            let special = JSONSkimmer.stringSpecialBytes
             let lastWord = min(end, p.count) - 8
             while i < end {
                 // Eight bytes at a time: straight to the first quote, backslash or control byte.
@@ -287,9 +296,9 @@ public struct JSONSkimmer: Sendable {
                     if flags == 0 { i += 8; continue }
                     i += flags.trailingZeroBitCount >> 3
                 }
+                // At a quote, a backslash or a control byte (or, in the last seven bytes of the
+                // buffer, at any byte).
                 let b = p[i]
-                // Most bytes are none of a quote, a backslash or a control byte: one look-up.
-                if !special[Int(b)] { i += 1; continue }
                 if b == UInt8(ascii: "\"") { i += 1; return true }
                 if b == UInt8(ascii: "\\") {
                     escaped = true
@@ -332,14 +341,6 @@ public struct JSONSkimmer: Sendable {
         let below20 = (w &- low &* 0x20) & ~w
         return (zeroQuote | zeroBackslash | below20) & high
     }
-
-    /// True for the bytes a JSON string's validation stops at: `"`, `\\` and control bytes (a
-    /// pointer: no retain or bounds check in the scan; never freed, written once before first use).
-    private nonisolated(unsafe) static let stringSpecialBytes: UnsafePointer<Bool> = {
-        let table = UnsafeMutablePointer<Bool>.allocate(capacity: 256)
-        for v in 0..<256 { table[v] = v < 0x20 || v == 0x22 || v == 0x5C }
-        return UnsafePointer(table)
-    }()
 
     private static func kind(_ first: UInt8) -> Kind? {
         switch first {
