@@ -109,16 +109,16 @@ public struct Inspector: Sendable {
     func scanStage(_ request: HTTPRequest, facts: RequestFacts, transport: FlowTransport) -> ScannedRequest? {
         let target = Array(facts.pathAndQuery.utf8)
         guard rawPrefilter, knownValues != nil else { return ScannedRequest(target: target, pruning: nil) }
-        // The matcher is lent in place, and copied only into a pruning that is kept (see `matchStage`).
+        // The matcher is lent in place (see `matchStage`).
         let interest = knownValues!.interest(request, target: target, pathAndQuery: facts.pathAndQuery, passwordKeys: passwordKeySearch,
                                              keyAnswers: headerKeyAnswers, cleartext: transport == .http || request.scheme == "http")
         guard interest.needsWalk else { return nil }
-        return ScannedRequest(target: target, pruning: (interest, knownValues!))
+        return ScannedRequest(target: target, pruning: interest)
     }
 
     /// The second stage: the decode walk, pruned by the scan's spans.
     func walkStage(_ request: HTTPRequest, _ scanned: ScannedRequest) -> FieldExtractor.Result {
-        extractor.extract(request, target: scanned.target, pruning: scanned.pruning)
+        extractor.extract(request, target: scanned.target, pruning: scanned.pruning, matcher: knownValues)
     }
 
     /// The last stage: the detectors over the walked fields, deduplicated.
