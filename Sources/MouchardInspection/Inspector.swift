@@ -385,9 +385,10 @@ final class DetectionWords: Sendable {
     let rule: String
     let severity: String
     let what: String
-    /// The only words of their category and type among the interned ones (an `Interner`'s: the
-    /// inspector's profile targets): two interned words are of one kind exactly when they are
-    /// the same object, compared without reading their strings.
+    /// Handed out by an `Interner` (an inspector's, for its profile targets), the only words of
+    /// their category and type it holds: two words interned by the same inspector are of one kind
+    /// exactly when they are the same object, told without reading their strings. (A request's
+    /// `DetectionSet` holds the detections of one inspector only.)
     let isInterned: Bool
 
     init(category: String, type: String, rule: String, severity: String, what: String, isInterned: Bool = false) {
