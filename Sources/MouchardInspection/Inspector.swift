@@ -20,8 +20,10 @@ public struct Inspector: Sendable {
     /// Per profile target (same index as `knownValues.targets`): what its detections say, built
     /// once instead of per hit.
     private let targetWords: [TargetWords]
-    /// The same for the targets of phone numbers found by their digits (hits without an index).
-    private let phoneTargetWords: [KnownValueMatcher.Target: TargetWords]
+    /// The same for the targets of phone numbers found by their digits (hits without an index), one
+    /// per kind of target (the words follow from category, type and transform): a handful (the
+    /// owner's, the contacts'), found by comparing short strings instead of hashing whole targets.
+    private let phoneTargetWords: [TargetWords]
     /// `rules.passwordKeys`, read once for the span scan and the credential detector of cleartext requests.
     private let passwordKeySearch: FoldedKeySearch
     /// Which header values may hold one of those keys, remembered across requests (see `HeaderValueCache`).
@@ -35,11 +37,17 @@ public struct Inspector: Sendable {
         self.profile = profile
         let knownValues = profile.map { KnownValueMatcher(profile: $0) }
         self.knownValues = knownValues
-        self.targetWords = knownValues.map { kv in zip(kv.targets, kv.variantTexts).map { TargetWords($0, variantText: $1) } } ?? []
-        var phoneTargetWords: [KnownValueMatcher.Target: TargetWords] = [:]
+        // One `DetectionWords` per (category, type): the targets of a kind share it (see `DetectionWords.isInterned`).
+        var kinds = DetectionWords.Interner()
+        self.targetWords = knownValues.map { kv in
+            zip(kv.targets, kv.variantTexts).map { TargetWords($0, variantText: $1, kinds: &kinds) }
+        } ?? []
+        var phoneTargetWords: [TargetWords] = []
         if let knownValues {
             for targets in knownValues.phoneDigits.values {
-                for t in targets where phoneTargetWords[t] == nil { phoneTargetWords[t] = TargetWords(t) }
+                for t in targets where !phoneTargetWords.contains(where: { $0.isOfKind(t) }) {
+                    phoneTargetWords.append(TargetWords(t, kinds: &kinds))
+                }
             }
         }
         self.phoneTargetWords = phoneTargetWords
@@ -109,16 +117,16 @@ public struct Inspector: Sendable {
     func scanStage(_ request: HTTPRequest, facts: RequestFacts, transport: FlowTransport) -> ScannedRequest? {
         let target = Array(facts.pathAndQuery.utf8)
         guard rawPrefilter, knownValues != nil else { return ScannedRequest(target: target, pruning: nil) }
-        // The matcher is lent in place, and copied only into a pruning that is kept (see `matchStage`).
+        // The matcher is lent in place (see `matchStage`).
         let interest = knownValues!.interest(request, target: target, pathAndQuery: facts.pathAndQuery, passwordKeys: passwordKeySearch,
                                              keyAnswers: headerKeyAnswers, cleartext: transport == .http || request.scheme == "http")
         guard interest.needsWalk else { return nil }
-        return ScannedRequest(target: target, pruning: (interest, knownValues!))
+        return ScannedRequest(target: target, pruning: interest)
     }
 
     /// The second stage: the decode walk, pruned by the scan's spans.
     func walkStage(_ request: HTTPRequest, _ scanned: ScannedRequest) -> FieldExtractor.Result {
-        extractor.extract(request, target: scanned.target, pruning: scanned.pruning)
+        extractor.extract(request, target: scanned.target, pruning: scanned.pruning, matcher: knownValues)
     }
 
     /// The last stage: the detectors over the walked fields, deduplicated.
@@ -141,11 +149,11 @@ public struct Inspector: Sendable {
     func profileDetections(_ kv: KnownValueMatcher, _ extracted: FieldExtractor.Result, into out: inout DetectionSet) {
         let fields = extracted.fields
         kv.forEachHit(inFields: fields) { i, index, phoneTarget, matched, isVariantText in
-            let words = index.map { targetWords[$0] } ?? phoneTarget.map { phoneTargetWords[$0] ?? TargetWords($0) }
+            let words = index.map { targetWords[$0] } ?? phoneTarget.flatMap { t in phoneTargetWords.first { $0.isOfKind(t) } }
             guard let words else { return }
             let origin = fields[i].origin
             // A hit the set already holds as confidently (a value seen twice at one place) is not built.
-            out.add(category: words.category, type: words.type, place: origin.location, confidence: words.confidence) {
+            out.add(words: words.shared, place: origin.location, confidence: words.confidence) {
                 Detection(words: words.shared, origin: origin, encoding: origin.encodingChain(first: words.chainFirst), evidence: matched,
                           confidence: words.confidence, maskedEvidence: isVariantText ? words.maskedVariant : nil)
             }
@@ -170,6 +178,8 @@ public struct Inspector: Sendable {
 private final class TargetWords: Sendable {
     let category: String
     let type: String
+    /// The target's transform (`plain`, `md5`, `base64`...).
+    let transform: String
     /// The target's transform, first in the encoding chain (`md5`, `base64`...), nil for `plain`.
     let chainFirst: String?
     let rule: String
@@ -183,16 +193,24 @@ private final class TargetWords: Sendable {
     /// category, type, rule, severity and what, as every detection of the target holds them.
     let shared: DetectionWords
 
-    init(_ t: KnownValueMatcher.Target, variantText: String? = nil) {
+    /// `kinds` gives the words every target of `t`'s category and type shares.
+    init(_ t: KnownValueMatcher.Target, variantText: String? = nil, kinds: inout DetectionWords.Interner) {
         maskedVariant = variantText.map(maskEvidence)
         category = t.category
         type = t.type
+        transform = t.transform
         chainFirst = t.transform == "plain" ? nil : t.transform
         rule = "profile.\(t.type)"
         what = describe(category: t.category, type: t.type)
         severity = MouchardInspection.severity(of: t.category)
         confidence = t.transform == "base64" ? 0.95 : 1.0
-        shared = DetectionWords(category: category, type: type, rule: rule, severity: severity, what: what)
+        shared = kinds.words(category: category, type: type, rule: rule, severity: severity, what: what)
+    }
+
+    /// What the detections of `t` say too, when it has no variant text of its own (same category,
+    /// type and transform).
+    func isOfKind(_ t: KnownValueMatcher.Target) -> Bool {
+        category == t.category && type == t.type && transform == t.transform
     }
 }
 
@@ -337,6 +355,9 @@ public struct Detection: Sendable, Hashable {
     /// detections are deduplicated by.
     var whereKey: String { box.whereOverride?.location ?? box.origin.location }
 
+    /// Its category, type, rule, severity and description.
+    var words: DetectionWords { box.words }
+
     static func coordinates(group: NumberGroup, _ a: NumberGroup.Member, _ b: NumberGroup.Member, rule: String, confidence: Double) -> Detection {
         let place: Place
         if group.fromOneString {
@@ -364,13 +385,41 @@ final class DetectionWords: Sendable {
     let rule: String
     let severity: String
     let what: String
+    /// Handed out by an `Interner` (an inspector's, for its profile targets), the only words of
+    /// their category and type it holds: two words interned by the same inspector are of one kind
+    /// exactly when they are the same object, told without reading their strings. (A request's
+    /// `DetectionSet` holds the detections of one inspector only.)
+    let isInterned: Bool
 
-    init(category: String, type: String, rule: String, severity: String, what: String) {
+    init(category: String, type: String, rule: String, severity: String, what: String, isInterned: Bool = false) {
         self.category = category
         self.type = type
         self.rule = rule
         self.severity = severity
         self.what = what
+        self.isInterned = isInterned
+    }
+
+    /// Of the same category and type as `other`.
+    @inline(__always)
+    func isOfKind(_ other: DetectionWords) -> Bool {
+        if self === other { return true }
+        if isInterned && other.isInterned { return false }
+        return category == other.category && type == other.type
+    }
+
+    /// Hands out one interned `DetectionWords` per (category, type), whose other words must follow
+    /// from these two (as a profile target's do).
+    struct Interner {
+        private var words: [String: [DetectionWords]] = [:]
+
+        /// The words of `category` and `type`, made with the others given the first time.
+        mutating func words(category: String, type: String, rule: String, severity: String, what: String) -> DetectionWords {
+            if let same = words[category]?.first(where: { $0.type == type }) { return same }
+            let made = DetectionWords(category: category, type: type, rule: rule, severity: severity, what: what, isInterned: true)
+            words[category, default: []].append(made)
+            return made
+        }
     }
 
     /// These words with the ones given replaced.
@@ -397,7 +446,7 @@ struct DetectionSet {
 
     mutating func add(_ d: consuming Detection) {
         let place = d.whereKey
-        if let i = index(category: d.category, type: d.type, place: place) {
+        if let i = index(words: d.words, place: place) {
             if d.confidence > items[i].confidence { items[i] = d }
             return
         }
@@ -405,24 +454,24 @@ struct DetectionSet {
     }
 
     /// `add(make())`, without making the detection when the set would drop it at once: one of
-    /// the same category, type and place (`whereKey`) is there already, at least as confident.
-    mutating func add(category: String, type: String, place: String, confidence: Double, _ make: () -> Detection) {
-        if let i = index(category: category, type: type, place: place) {
+    /// the same category and type (`words`) and place (`whereKey`) is there already, at least as confident.
+    mutating func add(words: DetectionWords, place: String, confidence: Double, _ make: () -> Detection) {
+        if let i = index(words: words, place: place) {
             if confidence > items[i].confidence { items[i] = make() }
             return
         }
         append(make(), place: place)
     }
 
-    /// The index of the detection of `category`, `type` and `place`, nil when there is none.
-    private func index(category: String, type: String, place: String) -> Int? {
+    /// The index of the detection of the category and type of `words`, and of `place`, nil when there is none.
+    private func index(words: DetectionWords, place: String) -> Int? {
         if items.count <= Self.linearLimit {
-            for i in items.indices where items[i].category == category && items[i].type == type && items[i].whereKey == place {
+            for i in items.indices where items[i].words.isOfKind(words) && items[i].whereKey == place {
                 return i
             }
             return nil
         }
-        return byKey[Key(category: category, type: type, where_: place)]
+        return byKey[Key(category: words.category, type: words.type, where_: place)]
     }
 
     /// Appends a detection of a new (category, type, place), indexing the set once it is large.

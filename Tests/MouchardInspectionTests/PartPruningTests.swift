@@ -77,8 +77,8 @@ import MouchardFlow
         let interest = kv.interest(r, target: target, pathAndQuery: r.head.target, passwordKeys: [], cleartext: false)
         #expect(interest.needsWalk)
         #expect(interest.target.isEmpty)
-        let whole = FieldExtractor().extract(r, target: target, pruning: nil)
-        let pruned = FieldExtractor().extract(r, target: target, pruning: (interest, kv))
+        let whole = FieldExtractor().extract(r, target: target, pruning: nil, matcher: nil)
+        let pruned = FieldExtractor().extract(r, target: target, pruning: interest, matcher: kv)
         #expect(whole.fields.count > 30)
         #expect(pruned.fields.map(\.origin.location) == ["body:$.ifa"])
     }

@@ -34,15 +34,16 @@ public struct FieldExtractor: Sendable {
     public func extract(_ request: HTTPRequest) -> Result { extract(request, facts: RequestFacts(request)) }
 
     func extract(_ request: HTTPRequest, facts: RequestFacts) -> Result {
-        extract(request, target: Array(facts.pathAndQuery.utf8), pruning: nil)
+        extract(request, target: Array(facts.pathAndQuery.utf8), pruning: nil, matcher: nil)
     }
 
     /// With `pruning`, the parts of the request whose raw bytes touch none of its spans are not
-    /// walked (profile mode: they cannot hold a profile value); `target` is the request target's bytes.
-    func extract(_ request: HTTPRequest, target: [UInt8], pruning: (interest: RequestInterest, matcher: KnownValueMatcher)?) -> Result {
+    /// walked (profile mode: they cannot hold a profile value), and `matcher` finds the spans of
+    /// what the walk decodes; `target` is the request target's bytes.
+    func extract(_ request: HTTPRequest, target: [UInt8], pruning: RequestInterest?, matcher: KnownValueMatcher?) -> Result {
         var w = FieldWalker(config: self)
-        let interest = pruning.flatMap { $0.interest.prunes ? $0.interest : nil }
-        if interest != nil { w.pruning = pruning?.matcher }
+        let interest = pruning.flatMap { $0.prunes ? $0 : nil }
+        if interest != nil { w.pruning = matcher }
         // A walked request yields a few fields (3 on average on the dev corpus): room for 8 saves
         // the regrowths at 1, 2 and 4 without a large first allocation (4 and 16 measured worse).
         w.result.fields.reserveCapacity(8)
@@ -114,7 +115,7 @@ struct FieldWalker {
     // MARK: headers and cookies
 
     /// `spans` (per header, over its value) skips headers and cookies that cannot hold a profile value.
-    mutating func walkHeaders(_ headers: HTTPHeaders, spans: [[Range<Int>]]?) {
+    mutating func walkHeaders(_ headers: HTTPHeaders, spans: RequestInterest.HeaderSpans?) {
         var members: [NumberGroup.Member] = []
         let fields = headers.fields
         for index in fields.indices {
@@ -128,7 +129,7 @@ struct FieldWalker {
             let headerSpans = spans?[index]
             let name = field.name.lowercased()
             if name == "cookie" {
-                if !quiet { walkCookies(field.valueBytes, spans: headerSpans) }
+                if !quiet { walkCookies(field.valueBytes, spans: headerSpans.map(Array.init)) }
                 continue
             }
             if skippedHeaders.contains(name) { continue }

@@ -1,38 +1,6 @@
 import MouchardFlow
 import MouchardWire
 
-/// Where, in the raw bytes of one request, a profile value may hide: the spans of each part
-/// (target, header values, body) that hold a profile variant, a phone-like run, a name part, a
-/// number near the profile's latitude, or something the variants cannot see through (JSON
-/// escapes, percent-escapes, base64 and hex runs that decode to something, compression magic).
-///
-/// With a device profile most requests carry none of the device's values, and the ones that do
-/// carry them in a few fields. One pass over the raw bytes finds these spans; the decode walk
-/// then skips requests with none (`needsWalk` false) and, inside the others, every query pair,
-/// header, cookie, path segment, form pair and JSON member whose bytes touch no span. A skipped
-/// part could not have produced a profile detection: the spans are a superset of what the walk's
-/// decoders and the matcher can find there.
-struct RequestInterest {
-    /// Spans over the request target's bytes (`Array(pathAndQuery.utf8)`), sorted.
-    var target: [Range<Int>] = []
-    /// Spans over each header's value bytes, by header index, sorted.
-    var headers: [[Range<Int>]] = []
-    /// Spans over the raw body, sorted; nil when the body was not scanned (compressed or binary:
-    /// it is walked whole after decoding, see `FieldWalker.walkBody`).
-    var body: [Range<Int>]? = []
-    /// Something makes the whole request worth walking without spans (Content-Encoding, binary
-    /// body, credentials in cleartext).
-    var walkAll = false
-    /// Parts may be skipped by their spans; false when every field must be seen (credentials in
-    /// cleartext are detected by key names, which the spans do not cover).
-    var prunes = true
-
-    /// Whether the decode walk can find anything at all.
-    var needsWalk: Bool {
-        walkAll || !target.isEmpty || body.map { !$0.isEmpty } ?? true || headers.contains { !$0.isEmpty }
-    }
-}
-
 /// Some span of `spans` (sorted by lower bound) overlaps `range`.
 func touches(_ spans: [Range<Int>], _ range: Range<Int>) -> Bool {
     for s in spans {
@@ -54,7 +22,6 @@ extension KnownValueMatcher {
     func interest(_ request: HTTPRequest, target: [UInt8], pathAndQuery: String, passwordKeys: FoldedKeySearch,
                   keyAnswers: HeaderValueCache<Bool>? = nil, cleartext: Bool) -> RequestInterest {
         var r = RequestInterest()
-        r.headers.reserveCapacity(request.headers.count)
         var contentEncoding = false
         var binaryType = false
         // Cleartext only: some key name or value may hold a credential (see below).
