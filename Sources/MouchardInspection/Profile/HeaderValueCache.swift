@@ -58,7 +58,9 @@ final class HeaderValueCache<Answer: Sendable>: Sendable {
     }
 
     /// The slot of `value`: a multiply-and-rotate hash of its bytes read 8 at a time (the last
-    /// word padded with zeros), and of its length.
+    /// word padded with zeros), and of its length. Of a value longer than 64 bytes only the first
+    /// and the last 32 are read (a User-Agent is some 150): values that differ only in between
+    /// share a slot, and the look-up's comparison tells them apart.
     private static func slot(of raw: UnsafeRawBufferPointer) -> Int {
         do {
             var h = UInt64(raw.count) &* 0x9E37_79B9_7F4A_7C15
@@ -67,6 +69,7 @@ final class HeaderValueCache<Answer: Sendable>: Sendable {
                 h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x100_0000_01b3
                 h ^= h >> 29
                 i += 8
+                if i == 32, raw.count > 64 { i = raw.count - 32 }
             }
             var last: UInt64 = 0
             if raw.count >= 8 {
