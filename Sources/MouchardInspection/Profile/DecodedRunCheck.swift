@@ -40,8 +40,12 @@ extension KnownValueMatcher {
         // The walk's candidate takes up to two `=` of padding after the run.
         var end = e
         while end < p.count, end - e < 2, p[end] == 0x3D { end += 1 }
-        if base64CandidateMatters(UnsafeBufferPointer(rebasing: p[s..<end]), context) { return true }
-        return end > e && base64CandidateMatters(UnsafeBufferPointer(rebasing: p[s..<e]), context)
+        let padded = UnsafeBufferPointer(rebasing: p[s..<end])
+        if base64CandidateMatters(padded, context) { return true }
+        // Without its padding the run decodes to the same bytes, unless the padding made the
+        // layout invalid (`base64Layout`): only then is there something else to check.
+        return end > e && ByteCodecs.base64Layout(padded) == nil
+            && base64CandidateMatters(UnsafeBufferPointer(rebasing: p[s..<e]), context)
     }
 
     /// `p[s..<e]` holds a `+`, or a `/` when `slash` (8 bytes at a time).

@@ -3,7 +3,8 @@ import Synchronization
 /// Answers already computed for header values, shared by all the requests one inspector sees: an
 /// app sends the same `User-Agent`, `Accept`... with every request, and scanning a User-Agent
 /// costs some 4,000 instructions where a look-up costs a few hundred. Used for a value's spans
-/// (`HeaderSpanCache`, per matcher) and for whether it may hold a password key (per inspector).
+/// (`HeaderSpanCache`, per matcher), for whether it may hold a password key (per inspector) and
+/// for what a `Content-Type` says about the body (`ContentTypeReading`, one for all).
 /// An answer must depend only on the value's bytes and the cache's owner, so a cached answer is
 /// the computation's answer.
 ///
@@ -14,12 +15,15 @@ final class HeaderValueCache<Answer: Sendable>: Sendable {
     static var maxValueBytes: Int { 512 }
     static var slotCount: Int { 256 }
 
-    private struct Entry {
-        let value: [UInt8]
-        let answer: Answer
+    /// Slot `i` holds `values[i]` and its answer (nil: empty). Two arrays, not one of entries:
+    /// a look-up compares the value in place and copies only the answer (an entry read out of
+    /// its array would be copied whole, a retain and a release more per hit).
+    private struct Slots {
+        var values = [[UInt8]](repeating: [], count: HeaderValueCache.slotCount)
+        var answers = [Answer?](repeating: nil, count: HeaderValueCache.slotCount)
     }
 
-    private let slots = Mutex<[Entry?]>(Array(repeating: nil, count: HeaderValueCache.slotCount))
+    private let slots = Mutex<Slots>(Slots())
 
     /// The answer for `value`: cached, or `compute(value)` (then cached).
     func answer(for value: [UInt8], _ compute: ([UInt8]) -> Answer) -> Answer {
@@ -40,18 +44,23 @@ final class HeaderValueCache<Answer: Sendable>: Sendable {
                         copy: (UnsafeRawBufferPointer) -> [UInt8]) -> Answer {
         let slot = Self.slot(of: bytes)
         let known = slots.withLock { slots -> Answer? in
-            guard let entry = slots[slot], entry.value.withUnsafeBytes({ Self.same($0, bytes) }) else { return nil }
-            return entry.answer
+            guard slots.values[slot].withUnsafeBytes({ Self.same($0, bytes) }) else { return nil }
+            return slots.answers[slot]
         }
         if let known { return known }
         let found = compute(bytes)
-        let entry = Entry(value: copy(bytes), answer: found)
-        slots.withLock { $0[slot] = entry }
+        let value = copy(bytes)
+        slots.withLock {
+            $0.values[slot] = value
+            $0.answers[slot] = found
+        }
         return found
     }
 
     /// The slot of `value`: a multiply-and-rotate hash of its bytes read 8 at a time (the last
-    /// word padded with zeros), and of its length.
+    /// word padded with zeros), and of its length. Of a value longer than 64 bytes only the first
+    /// and the last 32 are read (a User-Agent is some 150): values that differ only in between
+    /// share a slot, and the look-up's comparison tells them apart.
     private static func slot(of raw: UnsafeRawBufferPointer) -> Int {
         do {
             var h = UInt64(raw.count) &* 0x9E37_79B9_7F4A_7C15
@@ -60,6 +69,7 @@ final class HeaderValueCache<Answer: Sendable>: Sendable {
                 h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x100_0000_01b3
                 h ^= h >> 29
                 i += 8
+                if i == 32, raw.count > 64 { i = raw.count - 32 }
             }
             var last: UInt64 = 0
             if raw.count >= 8 {

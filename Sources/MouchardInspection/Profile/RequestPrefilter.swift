@@ -32,12 +32,11 @@ extension KnownValueMatcher {
             if kind.isUnread {
                 if kind == .contentEncoding { contentEncoding = true }
                 if kind == .contentType {
-                    // `ContentTypeWords.readsProtobufFirst`, on the bytes in any ASCII case (no lower-cased
-                    // copy); a multipart part may be typed as binary too.
-                    let value = field.valueBytes[...]
-                    if binaryTypeWords.isFound(in: value)
-                        || (multipartWord.isFound(in: value) && binaryTypeWords.isFound(in: request.body[...])) {
-                        binaryType = true
+                    // A multipart part may be typed as binary too.
+                    switch ContentTypeReading.of(field.valueBytes) {
+                    case .binary: binaryType = true
+                    case .multipart: if binaryTypeWords.isFound(in: request.body[...]) { binaryType = true }
+                    case .other: break
                     }
                 }
                 r.headers.append([])
