@@ -26,14 +26,17 @@ extension KnownValueMatcher {
         var binaryType = false
         // Cleartext only: some key name or value may hold a credential (see below).
         var hasCredentials = false
-        for field in request.headers.fields {
-            var name = field.name
-            let kind = name.withUTF8 { ScannedHeaderName($0) }
+        // Fields are read in place: `for field in fields` would copy each one (name and value
+        // retained and released), and `withUTF8` on a copy of the name too.
+        let fields = request.headers.fields
+        for i in fields.indices {
+            let kind = fields[i].name.utf8.withContiguousStorageIfAvailable { ScannedHeaderName($0) }
+                ?? { var name = fields[i].name; return name.withUTF8 { ScannedHeaderName($0) } }()
             if kind.isUnread {
                 if kind == .contentEncoding { contentEncoding = true }
                 if kind == .contentType {
                     // A multipart part may be typed as binary too.
-                    switch ContentTypeReading.of(field.valueBytes) {
+                    switch ContentTypeReading.of(fields[i].valueBytes) {
                     case .binary: binaryType = true
                     case .multipart: if binaryTypeWords.isFound(in: request.body[...]) { binaryType = true }
                     case .other: break
@@ -42,17 +45,18 @@ extension KnownValueMatcher {
                 r.headers.append([])
                 continue
             }
-            r.headers.append(headerSpans.spans(of: field.valueBytes) { spans($0[...]) })
+            r.headers.append(headerSpans.spans(of: fields[i].valueBytes) { spans($0[...]) })
             // Keys are header names, cookie names, form, query and JSON keys, some of them
             // percent-encoded or JSON-escaped, and keys of forms and documents inside header values.
             // A name is read as a value is, answers remembered in the same cache (apps send the
             // same names with every request): JSON escapes are undone too, which only a name
             // holding `\` could need; a yes there walks the request whole, never less.
             if cleartext, !hasCredentials {
+                var name = fields[i].name
                 hasCredentials = kind == .authorization
                     || name.withUTF8 { b in keyAnswers.map { $0.answer(for: b) { mayHoldKey(ArraySlice($0), passwordKeys) } } ?? mayHoldKey(ArraySlice(b), passwordKeys) }
-                    || keyAnswers.map { $0.answer(for: field.valueBytes) { mayHoldKey($0[...], passwordKeys) } }
-                    ?? mayHoldKey(field.valueBytes[...], passwordKeys)
+                    || keyAnswers.map { $0.answer(for: fields[i].valueBytes) { mayHoldKey($0[...], passwordKeys) } }
+                    ?? mayHoldKey(fields[i].valueBytes[...], passwordKeys)
             }
         }
         if !request.body.isEmpty {
