@@ -363,16 +363,27 @@ public struct Detection: Sendable, Hashable {
         if group.fromOneString {
             place = Place(location: group.prefix, inner: group.inner)
         } else if let inner = group.inner {
-            place = Place(location: group.prefix, inner: inner + a.key + "," + b.key)
+            place = Place(location: group.prefix, inner: commaPair(inner, a.key, b.key))
         } else {
-            place = Place(location: group.prefix + a.key + "," + b.key, inner: nil)
+            place = Place(location: commaPair(group.prefix, a.key, b.key), inner: nil)
         }
         let origin = FieldOrigin(location: place.location, inner: place.inner, decodings: group.decodings, key: a.key)
         var d = Detection(category: "location", type: "coordinates", origin: origin, encoding: origin.encodingChain(),
-                          evidence: a.value.description + "," + b.value.description, rule: rule, confidence: confidence,
+                          evidence: commaPair("", a.value.description, b.value.description), rule: rule, confidence: confidence,
                           severity: "high", what: "The device's location", whereOverride: place)
         d.coordinate = Coordinate(latitude: a.value, longitude: b.value)
         return d
+    }
+
+    /// `prefix + first + "," + second`, written into one buffer (chained `+` grows and copies the
+    /// string at each step).
+    private static func commaPair(_ prefix: String, _ first: String, _ second: String) -> String {
+        String(utf8Count: prefix.utf8.count + first.utf8.count + 1 + second.utf8.count) { w in
+            w.write(prefix)
+            w.write(first)
+            w.write(UInt8(ascii: ","))
+            w.write(second)
+        }
     }
 }
 

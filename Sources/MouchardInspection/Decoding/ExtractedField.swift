@@ -63,18 +63,23 @@ public struct FieldOrigin: Sendable, Hashable {
     /// The encoding chain in the order the transformations were applied (`base64+url`), with
     /// `first` (e.g. `md5`, the digest applied to the value itself) in front; `plain` when empty.
     public func encodingChain(first: String? = nil) -> String {
-        // The common chains without building anything; the others appended in place (no array).
+        // The common chains without building anything; the others written into one buffer (no array).
         let leading = first == "plain" ? nil : first
+        let decodings = decodings
         if decodings.isEmpty { return leading ?? "plain" }
         if leading == nil, decodings.count == 1 { return decodings[0] }
-        var chain = leading ?? ""
-        var separate = leading != nil
-        for d in decodings.reversed() {
-            if separate { chain += "+" }
-            chain += d
-            separate = true
+        var count = leading.map { $0.utf8.count + 1 } ?? 0
+        for d in decodings { count += d.utf8.count + 1 }
+        return String(utf8Count: count - 1) { w in
+            if let leading {
+                w.write(leading)
+                w.write(UInt8(ascii: "+"))
+            }
+            for (i, d) in decodings.reversed().enumerated() {
+                if i > 0 { w.write(UInt8(ascii: "+")) }
+                w.write(d)
+            }
         }
-        return chain
     }
 }
 

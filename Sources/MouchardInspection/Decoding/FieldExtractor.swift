@@ -356,7 +356,7 @@ struct FieldWalker {
             var skimmer = read.0
             let range = read.1
             if skimmer.validateIndexing(range) != nil {
-                walkJSON(skimmer, 0, path: topLevel ? origin.location + ":$" : "$", key: "", parentKey: origin.key, origin: origin,
+                walkJSON(skimmer, 0, path: topLevel ? Self.jsonRoot(of: origin.location) : "$", key: "", parentKey: origin.key, origin: origin,
                              topLevel: topLevel, depth: depth, spans: document == nil ? nil : spans, end: range.upperBound)
                 return
             }
@@ -378,6 +378,12 @@ struct FieldWalker {
             return
         }
         leaf(bytes, origin, depth: depth)
+    }
+
+    /// The path of the root of a JSON document at `location` (`body:$`): the body's, most often,
+    /// without building it.
+    static func jsonRoot(of location: String) -> String {
+        location == "body" ? "body:$" : location + ":$"
     }
 
     func boundaryParameter(_ contentType: String) -> String? {
