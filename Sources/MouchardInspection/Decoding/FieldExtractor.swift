@@ -281,24 +281,28 @@ struct FieldWalker {
     func contentHeaders(_ headers: HTTPHeaders) -> (type: DocumentType?, encoding: String?) {
         var type: DocumentType?
         var encoding: String?
-        for field in headers.fields {
+        // Fields are read in place: `for field in fields` would copy each one (name and value
+        // retained and released).
+        let fields = headers.fields
+        for i in fields.indices {
             let isType: Bool
-            switch field.name.utf8.count {
+            switch fields[i].name.utf8.count {
             case 12: isType = true
             case 16: isType = false
             default: continue
             }
             if isType ? type != nil : encoding != nil { continue }
             let wanted: StaticString = isType ? "content-type" : "content-encoding"
-            let same = field.name.utf8.withContiguousStorageIfAvailable { f in
+            let same = fields[i].name.utf8.withContiguousStorageIfAvailable { f in
                 for k in 0..<f.count where foldASCII(f[k]) != wanted.utf8Start[k] { return false }
                 return true
-            } ?? asciiCaseInsensitiveEquals(field.name, wanted.description)
+            } ?? asciiCaseInsensitiveEquals(fields[i].name, wanted.description)
             guard same else { continue }
             if isType {
-                type = DocumentType(headerValue: field.valueBytes, lowercased: asciiLowercased(field.valueBytes) ?? field.value.lowercased())
+                type = DocumentType(headerValue: fields[i].valueBytes,
+                                    lowercased: asciiLowercased(fields[i].valueBytes) ?? fields[i].value.lowercased())
             } else {
-                encoding = asciiLowercased(field.valueBytes) ?? field.value.lowercased()
+                encoding = asciiLowercased(fields[i].valueBytes) ?? fields[i].value.lowercased()
             }
             if type != nil, encoding != nil { break }
         }
