@@ -209,4 +209,24 @@ struct SplitMix {
             }
         }
     }
+
+    /// `base64Suspect` of a run, upper case looked for 8 bytes at a time first, is the byte-by-byte
+    /// reading, on random runs of the alphabet (some with few classes of byte, so that either
+    /// answer comes up).
+    @Test func base64RunsReadEightAtATimeAsByByte() {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_".utf8)
+        let kinds = [alphabet, Array("abcdef0123456789".utf8), Array("ABCDEF0123456789-".utf8), Array("abcxyz/0189".utf8),
+                     Array("ABCXYZ+-_".utf8), Array("Zz0-".utf8), Array("Ga_".utf8), Array("a9+/".utf8)]
+        var rng = SplitMix(seed: 0xb64)
+        func pick(_ bytes: [UInt8]) -> UInt8 { bytes[Int(rng.next() % UInt64(bytes.count))] }
+        let kv = SpanScanTests.matchers[0]
+        for _ in 0..<20_000 {
+            let kind = kinds[Int(rng.next() % UInt64(kinds.count))], mixed = kinds[Int(rng.next() % UInt64(kinds.count))]
+            let run = (0..<(1 + Int(rng.next() % 40))).map { _ in rng.next() % 8 == 0 ? pick(mixed) : pick(kind) }
+            let s = Int(rng.next() % UInt64(min(4, run.count)))
+            run.withUnsafeBufferPointer { p in
+                #expect(kv.base64Suspect(p, s, run.count) == kv.base64Suspect(run[s...]), "\(String(decoding: run[s...], as: UTF8.self))")
+            }
+        }
+    }
 }
