@@ -78,12 +78,21 @@ public struct JSONSkimmer: Sendable {
     /// `validate(range)`, recording every value of the accepted text in `tape` (the value itself is
     /// entry 0) so that it can be walked without scanning it again (a body is checked once, then
     /// walked level by level); `members` and `items` also step over nested containers by look-up.
-    public mutating func validateIndexing(_ range: Range<Int>) -> Span? {
+    ///
+    /// `walkedSpans` are the spans (counted in `bytes`) a pruned walk will skip by: it enters a
+    /// nested container only when the container's bytes touch one of them, so a container nested
+    /// in the value that starts at or after the end of every span is recorded without its contents
+    /// (its own entry, with its end, but no children). Its bytes are validated all the same: the
+    /// same texts are accepted. Nil records everything.
+    public mutating func validateIndexing(_ range: Range<Int>, walkedSpans: [Range<Int>]? = nil) -> Span? {
         guard range.lowerBound >= 0, range.upperBound <= bytes.count else { return nil }
         let maxDepth = maxDepth
         tape = []
         let found = bytes.withUnsafeBufferPointer { p -> (Span, [Entry])? in
             var v = Validator(p: p, end: range.upperBound, maxDepth: maxDepth, i: range.lowerBound, records: true)
+            if let walkedSpans {
+                v.contentsUnrecordedFrom = walkedSpans.reduce(Int.min) { max($0, $1.upperBound) }
+            }
             // About one value per 16 bytes of text: most bodies need no regrowth.
             v.tape.reserveCapacity(range.count / 16 + 2)
             v.skipSpace()
@@ -150,6 +159,9 @@ public struct JSONSkimmer: Sendable {
         var i: Int
         /// When true, each value is appended to `tape` (see `JSONSkimmer.tape`).
         var records = false
+        /// A nested container starting here or later is recorded without its contents (see
+        /// `validateIndexing(_:walkedSpans:)`).
+        var contentsUnrecordedFrom = Int.max
         var tape: [Entry] = []
         /// The key just read in an object, for the member's value about to be read (recording only).
         var memberKey = (start: -1, end: -1, escaped: false)
@@ -190,6 +202,15 @@ public struct JSONSkimmer: Sendable {
             // A container's place comes before its contents' (filled in once they are read).
             tape.append(Entry(start: start, end: start, kind: kind, escaped: false, keyEscaped: key.escaped,
                               keyStart: key.start, keyEnd: key.end, next: slot + 1))
+            if depth > 0, start >= contentsUnrecordedFrom {
+                // Never entered by the walk: checked, not recorded.
+                records = false
+                let valid = read(depth: depth)
+                records = true
+                guard valid, slot < tape.count else { return false }
+                tape[slot].end = i
+                return true
+            }
             guard read(depth: depth), slot < tape.count else { return false }
             tape[slot].end = i
             tape[slot].next = tape.count
