@@ -163,8 +163,6 @@ public struct JSONSkimmer: Sendable {
         /// `validateIndexing(_:walkedSpans:)`).
         var contentsUnrecordedFrom = Int.max
         var tape: [Entry] = []
-        /// The key just read in an object, for the member's value about to be read (recording only).
-        var memberKey = (start: -1, end: -1, escaped: false)
         /// The last string read held a backslash.
         var escaped = false
 
@@ -175,29 +173,33 @@ public struct JSONSkimmer: Sendable {
             }
         }
 
+        /// One value at the cursor, recorded when `records`; `key` is the member's key (quotes
+        /// included) when the value is an object's member, `-1..<-1` otherwise.
         @inline(__always)
-        mutating func value(depth: Int) -> Bool {
-            guard records else { return read(depth: depth) }
+        mutating func value(depth: Int, key: (start: Int, end: Int, escaped: Bool) = (-1, -1, false)) -> Bool {
             guard i < end, depth < maxDepth else { return false }
             let slot = tape.count
             let start = i
-            let key = memberKey
-            memberKey = (-1, -1, false)
-            // Strings and numbers (most values) are read, then recorded whole: their first byte
-            // is looked at once.
+            // Strings and numbers (most values) are read here, then recorded whole: their first
+            // byte is looked at once, and no call of `read` is made for them.
             let first = p[i]
             if first == UInt8(ascii: "\"") {
                 guard string() else { return false }
-                tape.append(Entry(start: start, end: i, kind: .string, escaped: escaped, keyEscaped: key.escaped,
-                                  keyStart: key.start, keyEnd: key.end, next: slot + 1))
+                if records {
+                    tape.append(Entry(start: start, end: i, kind: .string, escaped: escaped, keyEscaped: key.escaped,
+                                      keyStart: key.start, keyEnd: key.end, next: slot + 1))
+                }
                 return true
             }
             if first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) {
                 guard number() else { return false }
-                tape.append(Entry(start: start, end: i, kind: .number, escaped: false, keyEscaped: key.escaped,
-                                  keyStart: key.start, keyEnd: key.end, next: slot + 1))
+                if records {
+                    tape.append(Entry(start: start, end: i, kind: .number, escaped: false, keyEscaped: key.escaped,
+                                      keyStart: key.start, keyEnd: key.end, next: slot + 1))
+                }
                 return true
             }
+            guard records else { return read(depth: depth) }
             guard let kind = JSONSkimmer.kind(first) else { return false }
             // A container's place comes before its contents' (filled in once they are read).
             tape.append(Entry(start: start, end: start, kind: kind, escaped: false, keyEscaped: key.escaped,
@@ -229,12 +231,12 @@ public struct JSONSkimmer: Sendable {
                     skipSpace()
                     let keyStart = i
                     guard i < end, p[i] == UInt8(ascii: "\""), string() else { return false }
-                    if records { memberKey = (keyStart, i, escaped) }
+                    let key = (start: keyStart, end: i, escaped: escaped)
                     skipSpace()
                     guard i < end, p[i] == UInt8(ascii: ":") else { return false }
                     i += 1
                     skipSpace()
-                    guard value(depth: depth + 1) else { return false }
+                    guard value(depth: depth + 1, key: key) else { return false }
                     skipSpace()
                     guard i < end else { return false }
                     if p[i] == UInt8(ascii: ",") { i += 1; continue }
