@@ -165,6 +165,17 @@ public struct JSONSkimmer: Sendable {
         var tape: [Entry] = []
         /// The last string read held a backslash.
         var escaped = false
+        /// The last index from which eight bytes can be read before `end` (the string scan's word step).
+        let lastWord: Int
+
+        init(p: UnsafeBufferPointer<UInt8>, end: Int, maxDepth: Int, i: Int, records: Bool = false) {
+            self.p = p
+            self.end = end
+            self.maxDepth = maxDepth
+            self.i = i
+            self.records = records
+            lastWord = min(end, p.count) - 8
+        }
 
         mutating func skipSpace() {
             while i < end {
@@ -181,21 +192,14 @@ public struct JSONSkimmer: Sendable {
             let slot = tape.count
             let start = i
             // Strings and numbers (most values) are read here, then recorded whole: their first
-            // byte is looked at once, and no call of `read` is made for them.
+            // byte is looked at once, no call of `read` is made for them, and one append records either.
             let first = p[i]
-            if first == UInt8(ascii: "\"") {
-                guard string() else { return false }
+            let isString = first == UInt8(ascii: "\"")
+            if isString || first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) {
+                guard isString ? string() : number() else { return false }
                 if records {
-                    tape.append(Entry(start: start, end: i, kind: .string, escaped: escaped, keyEscaped: key.escaped,
-                                      keyStart: key.start, keyEnd: key.end, next: slot + 1))
-                }
-                return true
-            }
-            if first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) {
-                guard number() else { return false }
-                if records {
-                    tape.append(Entry(start: start, end: i, kind: .number, escaped: false, keyEscaped: key.escaped,
-                                      keyStart: key.start, keyEnd: key.end, next: slot + 1))
+                    tape.append(Entry(start: start, end: i, kind: isString ? .string : .number, escaped: isString && escaped,
+                                      keyEscaped: key.escaped, keyStart: key.start, keyEnd: key.end, next: slot + 1))
                 }
                 return true
             }
@@ -311,7 +315,6 @@ public struct JSONSkimmer: Sendable {
         mutating func string() -> Bool {
             i += 1
             escaped = false
-            let lastWord = min(end, p.count) - 8
             while i < end {
                 // Eight bytes at a time: straight to the first quote, backslash or control byte.
                 if i <= lastWord, let base = p.baseAddress {
