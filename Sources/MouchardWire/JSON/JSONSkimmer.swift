@@ -192,22 +192,27 @@ public struct JSONSkimmer: Sendable {
             let slot = tape.count
             let start = i
             // Strings and numbers (most values) are read here, then recorded whole: their first
-            // byte is looked at once, no call of `read` is made for them, and one append records either.
+            // byte is looked at once and no call of `read` is made for them. A container's place
+            // comes before its contents' (its end filled in once they are read). One append
+            // records every kind.
             let first = p[i]
-            let isString = first == UInt8(ascii: "\"")
-            if isString || first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) {
-                guard isString ? string() : number() else { return false }
-                if records {
-                    tape.append(Entry(start: start, end: i, kind: isString ? .string : .number, escaped: isString && escaped,
-                                      keyEscaped: key.escaped, keyStart: key.start, keyEnd: key.end, next: slot + 1))
-                }
-                return true
+            let kind: Kind
+            if first == UInt8(ascii: "\"") {
+                guard string() else { return false }
+                kind = .string
+            } else if first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) {
+                guard number() else { return false }
+                kind = .number
+            } else {
+                guard records else { return read(depth: depth) }
+                guard let opened = JSONSkimmer.kind(first) else { return false }
+                kind = opened
             }
-            guard records else { return read(depth: depth) }
-            guard let kind = JSONSkimmer.kind(first) else { return false }
-            // A container's place comes before its contents' (filled in once they are read).
-            tape.append(Entry(start: start, end: start, kind: kind, escaped: false, keyEscaped: key.escaped,
-                              keyStart: key.start, keyEnd: key.end, next: slot + 1))
+            if records {
+                tape.append(Entry(start: start, end: i, kind: kind, escaped: kind == .string && escaped, keyEscaped: key.escaped,
+                                  keyStart: key.start, keyEnd: key.end, next: slot + 1))
+            }
+            if kind == .string || kind == .number { return true }
             if depth > 0, start >= contentsUnrecordedFrom {
                 // Never entered by the walk: checked, not recorded.
                 records = false
