@@ -68,6 +68,41 @@ import Testing
             #expect(indexed.tape.first?.span == indexedSpan)
             #expect(rebuildFromTape(indexed, 0, base: prefix) == parsed, "\(String(decoding: text, as: UTF8.self))")
         }
+        // Told the spans a pruned walk skips by, it accepts the same texts and records all the
+        // walk reads: the same entries, visited by the same rule, as on the whole tape.
+        let n = padded.count
+        var spanSets: [[Range<Int>]] = [[], [(n / 2)..<n]]
+        for k in stride(from: prefix, to: n, by: max(1, text.count / 4)) { spanSets.append([k..<(k + 1)]) }
+        for spans in spanSets {
+            var pruned = JSONSkimmer(padded)
+            #expect(pruned.validateIndexing(prefix..<n, walkedSpans: spans) == span, "\(String(decoding: text, as: UTF8.self))")
+            if span != nil {
+                #expect(walkedEntries(pruned, 0, spans: spans, end: n) == walkedEntries(indexed, 0, spans: spans, end: n),
+                        "\(String(decoding: text, as: UTF8.self)) \(spans)")
+            }
+        }
+    }
+
+    /// The entries a walk pruned by `spans` reads from entry `index` on, as `walkJSON` prunes: every
+    /// child of a container it enters, and a nested container entered only when its bytes, up to
+    /// the next sibling's key or start (`end` for the last), touch a span.
+    func walkedEntries(_ s: JSONSkimmer, _ index: Int, spans: [Range<Int>], end: Int) -> [String] {
+        let entry = s.tape[index]
+        var out = ["\(entry.start)..<\(entry.end) \(entry.kind) key \(entry.keyStart)..<\(entry.keyEnd)"]
+        guard entry.kind == .object || entry.kind == .array else { return out }
+        var child = index + 1
+        while child < entry.next {
+            let c = s.tape[child]
+            let following = c.next
+            let childEnd = following < entry.next ? (entry.kind == .object ? s.tape[following].keyStart : s.tape[following].start) : end
+            if (c.kind == .object || c.kind == .array), spans.contains(where: { $0.upperBound > c.start && $0.lowerBound < childEnd }) {
+                out += walkedEntries(s, child, spans: spans, end: childEnd)
+            } else {
+                out.append("\(c.start)..<\(c.end) \(c.kind) key \(c.keyStart)..<\(c.keyEnd)")
+            }
+            child = following
+        }
+        return out
     }
 
     static let samples: [String] = [
@@ -76,12 +111,33 @@ import Testing
         #"{"a":}"#, #"{"a":1,}"#, "[1,]", "[", "{", #"{"a" 1}"#, "1.", "1e", "-", #""\x""#, "\"\u{01}\"", #""\u12""#,
         #""\ud800\u12zz""#, "tru", "nul", "[1] 2", "", "   ", #"{"k":"v"}x"#, #"["\ud800"]"#, "[[[[[[]]]]]]",
         #"{"events":[{"e":1},{"e":2,"u":{"m":"a@b.c"}}],"loc":[2.39,47.08]}"#,
+        #"[{"a":[1,{"b":2}]}, [[3], {"c":{}}], {"d":[4]} , {"e":{"f":[5,6]}}]"#, #"{"a":{"b":1},"c":[{"d":[]},2],"e":{} }"#,
+        #"{"a":[1,{"b":[}]}"#, #"[[1],[2,[3]],[4,]]"#,
     ]
 
     @Test func agreesWithTheParserOnSamples() {
         for s in Self.samples {
             check(Array(s.utf8))
             check(Array(s.utf8), prefix: 3)
+        }
+    }
+
+    /// Containers nested after every span are checked but their contents left off the tape.
+    @Test func containersAfterEverySpanAreCheckedNotRecorded() {
+        let bytes = Array(#"{"a":{"b":1},"c":[2,{"d":3}],"e":"x"}"#.utf8)
+        var full = JSONSkimmer(bytes)
+        _ = full.validateIndexing(0..<bytes.count)
+        var pruned = JSONSkimmer(bytes)
+        // The span covers the brace of `a`'s object: it is recorded whole, `c`'s array without its items.
+        #expect(pruned.validateIndexing(0..<bytes.count, walkedSpans: [5..<6]) == full.validateIndexing(0..<bytes.count))
+        #expect(full.tape.count == 8)
+        #expect(pruned.tape.map(\.start) == [0, 5, 10, 17, 33])
+        #expect(pruned.tape[3].end == 28 && pruned.tape[3].next == 4)
+        // What is not recorded is validated all the same.
+        for text in [#"{"a":1,"c":[2,{"d":}]}"#, #"{"a":1,"c":[2,{"d":1}}"#, #"[{"a":"\x"}]"#] {
+            let bad = Array(text.utf8)
+            var skimmer = JSONSkimmer(bad)
+            #expect(skimmer.validateIndexing(0..<bad.count, walkedSpans: []) == nil, "\(text)")
         }
     }
 

@@ -359,9 +359,10 @@ struct FieldWalker {
                 ?? (JSONSkimmer(Array(trimmed)), 0..<trimmed.count)
             var skimmer = read.0
             let range = read.1
-            if skimmer.validateIndexing(range) != nil {
+            let walkedSpans = document == nil ? nil : spans
+            if skimmer.validateIndexing(range, walkedSpans: walkedSpans) != nil {
                 walkJSON(skimmer, 0, path: topLevel ? Self.jsonRoot(of: origin.location) : "$", key: "", parentKey: origin.key, origin: origin,
-                             topLevel: topLevel, depth: depth, spans: document == nil ? nil : spans, end: range.upperBound)
+                             topLevel: topLevel, depth: depth, spans: walkedSpans, end: range.upperBound)
                 return
             }
             if let sequence = skimmer.validateSequenceIndexing(range) {

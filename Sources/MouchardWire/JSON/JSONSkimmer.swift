@@ -78,12 +78,21 @@ public struct JSONSkimmer: Sendable {
     /// `validate(range)`, recording every value of the accepted text in `tape` (the value itself is
     /// entry 0) so that it can be walked without scanning it again (a body is checked once, then
     /// walked level by level); `members` and `items` also step over nested containers by look-up.
-    public mutating func validateIndexing(_ range: Range<Int>) -> Span? {
+    ///
+    /// `walkedSpans` are the spans (counted in `bytes`) a pruned walk will skip by: it enters a
+    /// nested container only when the container's bytes touch one of them, so a container nested
+    /// in the value that starts at or after the end of every span is recorded without its contents
+    /// (its own entry, with its end, but no children). Its bytes are validated all the same: the
+    /// same texts are accepted. Nil records everything.
+    public mutating func validateIndexing(_ range: Range<Int>, walkedSpans: [Range<Int>]? = nil) -> Span? {
         guard range.lowerBound >= 0, range.upperBound <= bytes.count else { return nil }
         let maxDepth = maxDepth
         tape = []
         let found = bytes.withUnsafeBufferPointer { p -> (Span, [Entry])? in
             var v = Validator(p: p, end: range.upperBound, maxDepth: maxDepth, i: range.lowerBound, records: true)
+            if let walkedSpans {
+                v.contentsUnrecordedFrom = walkedSpans.reduce(Int.min) { max($0, $1.upperBound) }
+            }
             // About one value per 16 bytes of text: most bodies need no regrowth.
             v.tape.reserveCapacity(range.count / 16 + 2)
             v.skipSpace()
@@ -150,11 +159,23 @@ public struct JSONSkimmer: Sendable {
         var i: Int
         /// When true, each value is appended to `tape` (see `JSONSkimmer.tape`).
         var records = false
+        /// A nested container starting here or later is recorded without its contents (see
+        /// `validateIndexing(_:walkedSpans:)`).
+        var contentsUnrecordedFrom = Int.max
         var tape: [Entry] = []
-        /// The key just read in an object, for the member's value about to be read (recording only).
-        var memberKey = (start: -1, end: -1, escaped: false)
         /// The last string read held a backslash.
         var escaped = false
+        /// The last index from which eight bytes can be read before `end` (the string scan's word step).
+        let lastWord: Int
+
+        init(p: UnsafeBufferPointer<UInt8>, end: Int, maxDepth: Int, i: Int, records: Bool = false) {
+            self.p = p
+            self.end = end
+            self.maxDepth = maxDepth
+            self.i = i
+            self.records = records
+            lastWord = min(end, p.count) - 8
+        }
 
         mutating func skipSpace() {
             while i < end {
@@ -163,33 +184,44 @@ public struct JSONSkimmer: Sendable {
             }
         }
 
+        /// One value at the cursor, recorded when `records`; `key` is the member's key (quotes
+        /// included) when the value is an object's member, `-1..<-1` otherwise.
         @inline(__always)
-        mutating func value(depth: Int) -> Bool {
-            guard records else { return read(depth: depth) }
+        mutating func value(depth: Int, key: (start: Int, end: Int, escaped: Bool) = (-1, -1, false)) -> Bool {
             guard i < end, depth < maxDepth else { return false }
             let slot = tape.count
             let start = i
-            let key = memberKey
-            memberKey = (-1, -1, false)
-            // Strings and numbers (most values) are read, then recorded whole: their first byte
-            // is looked at once.
+            // Strings and numbers (most values) are read here, then recorded whole: their first
+            // byte is looked at once and no call of `read` is made for them. A container's place
+            // comes before its contents' (its end filled in once they are read). One append
+            // records every kind.
             let first = p[i]
+            let kind: Kind
             if first == UInt8(ascii: "\"") {
                 guard string() else { return false }
-                tape.append(Entry(start: start, end: i, kind: .string, escaped: escaped, keyEscaped: key.escaped,
-                                  keyStart: key.start, keyEnd: key.end, next: slot + 1))
-                return true
-            }
-            if first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) {
+                kind = .string
+            } else if first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) {
                 guard number() else { return false }
-                tape.append(Entry(start: start, end: i, kind: .number, escaped: false, keyEscaped: key.escaped,
+                kind = .number
+            } else {
+                guard records else { return read(depth: depth) }
+                guard let opened = JSONSkimmer.kind(first) else { return false }
+                kind = opened
+            }
+            if records {
+                tape.append(Entry(start: start, end: i, kind: kind, escaped: kind == .string && escaped, keyEscaped: key.escaped,
                                   keyStart: key.start, keyEnd: key.end, next: slot + 1))
+            }
+            if kind == .string || kind == .number { return true }
+            if depth > 0, start >= contentsUnrecordedFrom {
+                // Never entered by the walk: checked, not recorded.
+                records = false
+                let valid = read(depth: depth)
+                records = true
+                guard valid, slot < tape.count else { return false }
+                tape[slot].end = i
                 return true
             }
-            guard let kind = JSONSkimmer.kind(first) else { return false }
-            // A container's place comes before its contents' (filled in once they are read).
-            tape.append(Entry(start: start, end: start, kind: kind, escaped: false, keyEscaped: key.escaped,
-                              keyStart: key.start, keyEnd: key.end, next: slot + 1))
             guard read(depth: depth), slot < tape.count else { return false }
             tape[slot].end = i
             tape[slot].next = tape.count
@@ -208,12 +240,12 @@ public struct JSONSkimmer: Sendable {
                     skipSpace()
                     let keyStart = i
                     guard i < end, p[i] == UInt8(ascii: "\""), string() else { return false }
-                    if records { memberKey = (keyStart, i, escaped) }
+                    let key = (start: keyStart, end: i, escaped: escaped)
                     skipSpace()
                     guard i < end, p[i] == UInt8(ascii: ":") else { return false }
                     i += 1
                     skipSpace()
-                    guard value(depth: depth + 1) else { return false }
+                    guard value(depth: depth + 1, key: key) else { return false }
                     skipSpace()
                     guard i < end else { return false }
                     if p[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -288,7 +320,6 @@ public struct JSONSkimmer: Sendable {
         mutating func string() -> Bool {
             i += 1
             escaped = false
-            let lastWord = min(end, p.count) - 8
             while i < end {
                 // Eight bytes at a time: straight to the first quote, backslash or control byte.
                 if i <= lastWord, let base = p.baseAddress {
