@@ -28,7 +28,8 @@ struct UTF8Writer {
     /// Appends a constant's UTF-8.
     @inline(__always)
     mutating func write(_ text: StaticString) {
-        write(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        // `withUTF8Buffer`, not `utf8Start`: a one-scalar constant may have no pointer to its bytes.
+        text.withUTF8Buffer { write($0) }
     }
 
     /// Appends one byte.

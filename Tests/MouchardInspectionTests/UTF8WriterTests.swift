@@ -23,4 +23,17 @@ import Testing
         }
         #expect(text == "abcde")
     }
+
+    /// A constant of one Unicode scalar (which a StaticString may hold as the scalar, with no pointer to
+    /// UTF-8 bytes) is written all the same.
+    @Test func writesAOneScalarConstant() {
+        let comma: StaticString = ","
+        let arrow = StaticString(unicodeScalarLiteral: "→")
+        let text = String(utf8Count: 8) { w in
+            w.write("a" as String)
+            w.write(comma)
+            w.write(arrow)
+        }
+        #expect(text == "a,→")
+    }
 }
