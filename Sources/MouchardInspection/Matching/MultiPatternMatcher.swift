@@ -130,20 +130,14 @@ public struct MultiPatternMatcher: Sendable {
     /// The transitions are 16 bits wide (see `Tables`).
     var isNarrow: Bool { tables.narrow }
 
-    /// Calls `body` for every confirmed match in `haystack`.
+    /// Calls `body` for every confirmed match in `haystack`, in the order of the automaton's run
+    /// (see `Automaton.forEachAccepting`).
     public func forEachMatch(in haystack: UnsafeBufferPointer<UInt8>, _ body: (Match) -> Void) {
         let n = haystack.count
         guard n > 0, !patterns.isEmpty, let h = haystack.baseAddress else { return }
-        let a = automaton
-        // One loop per entry width (no test per byte).
-        func run<Entry: FixedWidthInteger>(_ entry: Entry.Type) {
-            var s = a.start
-            for i in 0..<n {
-                s = a.step(s, h[i], entry)
-                if s >= a.firstAccepting { confirmMatches(state: s, endingAt: i, in: h, count: n, body) }
-            }
+        automaton.forEachAccepting(in: h, count: n, depth: prefixLength) { state, i in
+            confirmMatches(state: state, endingAt: i, in: h, count: n, body)
         }
-        if a.narrow { run(UInt16.self) } else { run(Int32.self) }
     }
 
     /// The automaton as raw pointers, for a scanner that runs the matcher's step inside its

@@ -202,28 +202,20 @@ public struct KnownValueMatcher: Sendable {
                             _ body: (_ field: Int, _ index: Int?, _ phoneTarget: Target?, _ matched: String, _ isVariantText: Bool) -> Void) {
         let tables = tables
         let matcher = tables.matcher
-        let automaton = matcher.automaton
-        let anyPattern = !matcher.patterns.isEmpty
         // A phone run has 8 digits and a separator: shorter values hold none.
         let phones = !tables.phoneDigits.isEmpty
         tables.variantBytes.withUnsafeBufferPointer { flat in
             tables.variantStarts.withUnsafeBufferPointer { starts in
                 for f in 0..<count {
                     bytes(f).withUnsafeBufferPointer { buf in
-                        // `matcher.forEachMatch(in: buf)`, its byte loop run apart (see `forEachAccepting`).
-                        let n = buf.count
-                        if anyPattern, let h = buf.baseAddress {
-                            automaton.forEachAccepting(in: h, count: n, depth: matcher.prefixLength) { state, i in
-                                matcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in
-                                    let hit = UnsafeBufferPointer(rebasing: buf[m.start..<m.end])
-                                    let p = m.pattern
-                                    let own = p >= 0 && p + 1 < starts.count ? UnsafeBufferPointer(rebasing: flat[starts[p]..<starts[p + 1]]) : nil
-                                    if let own, sameBytes(own, hit) {
-                                        body(f, p, nil, tables.variantTexts[p], true)
-                                    } else {
-                                        body(f, p, nil, String(decoding: hit, as: UTF8.self), false)
-                                    }
-                                }
+                        matcher.forEachMatch(in: buf) { m in
+                            let hit = UnsafeBufferPointer(rebasing: buf[m.start..<m.end])
+                            let p = m.pattern
+                            let own = p >= 0 && p + 1 < starts.count ? UnsafeBufferPointer(rebasing: flat[starts[p]..<starts[p + 1]]) : nil
+                            if let own, sameBytes(own, hit) {
+                                body(f, p, nil, tables.variantTexts[p], true)
+                            } else {
+                                body(f, p, nil, String(decoding: hit, as: UTF8.self), false)
                             }
                         }
                         guard phones, buf.count >= 9 else { return }
