@@ -119,7 +119,7 @@ public struct Inspector: Sendable {
         guard rawPrefilter, knownValues != nil else { return ScannedRequest(target: target, pruning: nil) }
         // The matcher is lent in place (see `matchStage`).
         let interest = knownValues!.interest(request, target: target, pathAndQuery: facts.pathAndQuery, passwordKeys: passwordKeySearch,
-                                             keyAnswers: headerKeyAnswers, cleartext: transport == .http || request.scheme == "http")
+                                             keyAnswers: headerKeyAnswers, cleartext: CredentialDetector.applies(to: request, transport: transport))
         guard interest.needsWalk else { return nil }
         return ScannedRequest(target: target, pruning: interest)
     }

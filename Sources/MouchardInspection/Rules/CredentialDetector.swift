@@ -12,7 +12,8 @@ struct CredentialDetector {
         self.keySearch = keySearch ?? FoldedKeySearch(rules.passwordKeys)
     }
 
-    /// Only cleartext requests are looked at (a caller may skip making the detector for the others).
+    /// The request went in cleartext: the only ones looked at (a caller may skip making the detector
+    /// for the others), and the ones whose key names the span scan reads (`Inspector.scanStage`).
     static func applies(to request: HTTPRequest, transport: FlowTransport) -> Bool {
         transport == .http || request.scheme == "http"
     }
