@@ -28,6 +28,8 @@ public struct Inspector: Sendable {
     private let passwordKeySearch: FoldedKeySearch
     /// Which header values may hold one of those keys, remembered across requests (see `HeaderValueCache`).
     private let headerKeyAnswers = HeaderValueCache<Bool>()
+    /// `knownValues` as the decode walk holds it (by reference: see `WalkMatcher`).
+    private let walkMatcher: WalkMatcher?
 
     /// `profile` switches on known-value matching (exact device values in any encoding); without it
     /// the pattern rules (shapes, validators, key hints) are used.
@@ -37,6 +39,7 @@ public struct Inspector: Sendable {
         self.profile = profile
         let knownValues = profile.map { KnownValueMatcher(profile: $0) }
         self.knownValues = knownValues
+        self.walkMatcher = knownValues.map(WalkMatcher.init)
         // One `DetectionWords` per (category, type): the targets of a kind share it (see `DetectionWords.isInterned`).
         var kinds = DetectionWords.Interner()
         self.targetWords = knownValues.map { kv in
@@ -126,7 +129,7 @@ public struct Inspector: Sendable {
 
     /// The second stage: the decode walk, pruned by the scan's spans.
     func walkStage(_ request: HTTPRequest, _ scanned: ScannedRequest) -> FieldExtractor.Result {
-        extractor.extract(request, target: scanned.target, pruning: scanned.pruning, matcher: knownValues)
+        extractor.extract(request, target: scanned.target, pruning: scanned.pruning, matcher: walkMatcher)
     }
 
     /// The last stage: the detectors over the walked fields, deduplicated.

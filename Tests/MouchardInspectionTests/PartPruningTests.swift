@@ -78,7 +78,7 @@ import MouchardFlow
         #expect(interest.needsWalk)
         #expect(interest.target.isEmpty)
         let whole = FieldExtractor().extract(r, target: target, pruning: nil, matcher: nil)
-        let pruned = FieldExtractor().extract(r, target: target, pruning: interest, matcher: kv)
+        let pruned = FieldExtractor().extract(r, target: target, pruning: interest, matcher: WalkMatcher(kv))
         #expect(whole.fields.count > 30)
         #expect(pruned.fields.map(\.origin.location) == ["body:$.ifa"])
     }

@@ -40,13 +40,10 @@ public struct FieldExtractor: Sendable {
     /// With `pruning`, the parts of the request whose raw bytes touch none of its spans are not
     /// walked (profile mode: they cannot hold a profile value), and `matcher` finds the spans of
     /// what the walk decodes; `target` is the request target's bytes.
-    func extract(_ request: HTTPRequest, target: [UInt8], pruning: RequestInterest?, matcher: KnownValueMatcher?) -> Result {
+    func extract(_ request: HTTPRequest, target: [UInt8], pruning: RequestInterest?, matcher: WalkMatcher?) -> Result {
         var w = FieldWalker(config: self)
         let interest = pruning.flatMap { $0.prunes ? $0 : nil }
         if interest != nil { w.pruning = matcher }
-        // A walked request yields a few fields (3 on average on the dev corpus): room for 8 saves
-        // the regrowths at 1, 2 and 4 without a large first allocation (4 and 16 measured worse).
-        w.result.fields.reserveCapacity(8)
         // Split the target once (path, then query up to a fragment).
         let all = target[...]
         let question = ByteSearch.index(of: UInt8(ascii: "?"), in: all, from: 0)
@@ -85,7 +82,7 @@ struct FieldWalker {
     var result = FieldExtractor.Result()
     /// Profile mode with pruning: the matcher that finds the spans of decoded bodies (the request's
     /// own spans are passed down from `extract`).
-    var pruning: KnownValueMatcher?
+    var pruning: WalkMatcher?
 
     init(config: FieldExtractor) { self.config = config }
 
@@ -95,6 +92,10 @@ struct FieldWalker {
         // Nothing shorter can be a value worth finding (profile variants have 5+ bytes, name parts
         // 2+); small numbers (counts, flags, status codes) are most of a body's numbers.
         guard !full, bytes.count >= (isNumber ? 5 : 2) else { return }
+        // A walked request yields a few fields (3 on average on the dev corpus): room for 8 saves
+        // the regrowths at 1, 2 and 4 without a large first allocation (4 and 16 measured worse),
+        // made with the first field (a walk may find none).
+        if result.fields.capacity == 0 { result.fields.reserveCapacity(8) }
         result.fields.append(ExtractedField(bytes: bytes, origin: origin, isNumber: isNumber))
     }
 
@@ -228,7 +229,8 @@ struct FieldWalker {
     /// `ud[em]` → `em`, `a[]` → `a`.
     func bracketLeaf(_ name: String) -> String {
         // Most names do not end in `]`: told from the last byte before the character test.
-        guard name.utf8.last == UInt8(ascii: "]"), name.hasSuffix("]"), let open = name.lastIndex(of: "[") else { return name }
+        var text = name
+        guard text.withUTF8({ $0.last }) == UInt8(ascii: "]"), name.hasSuffix("]"), let open = name.lastIndex(of: "[") else { return name }
         let inside = name[name.index(after: open)..<name.index(before: name.endIndex)]
         return inside.isEmpty ? String(name[..<open]) : String(inside)
     }
@@ -258,7 +260,7 @@ struct FieldWalker {
         // first; a decoded body typed as binary is walked whole too.
         if let pruning, !decodings.isEmpty {
             spans = ByteCodecs.looksLikeText(body.prefix(512)) && !(content.type?.words.readsProtobufFirst ?? false)
-                ? pruning.spans(body[...]) : nil
+                ? pruning.matcher.spans(body[...]) : nil
         }
         if pruning != nil, let spans, spans.isEmpty { return }
         let contentType = content.type ?? DocumentType(lowercased: "")
@@ -637,8 +639,8 @@ struct FieldWalker {
             if skimmer.validateIndexing(0..<document.count) != nil {
                 // Profile mode: a sizeable document (a decoded blob, most often) is pruned by its own
                 // spans, as a decompressed body is (`walkBody`).
-                let spans = pruning.flatMap { matcher in
-                    document.count >= 32 && matcher.looksLikeText(document.prefix(512)) ? matcher.spans(document[...]) : nil
+                let spans = pruning.flatMap { walk in
+                    document.count >= 32 && walk.matcher.looksLikeText(document.prefix(512)) ? walk.matcher.spans(document[...]) : nil
                 }
                 walkJSON(skimmer, 0, path: origin.inner ?? "$", key: origin.key, parentKey: origin.parentKey, origin: origin,
                              topLevel: false, depth: depth + 1, spans: spans, end: document.count)
