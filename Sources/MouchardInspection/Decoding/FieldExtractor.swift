@@ -42,31 +42,33 @@ public struct FieldExtractor: Sendable {
     /// what the walk decodes; `target` is the request target's bytes.
     func extract(_ request: HTTPRequest, target: [UInt8], pruning: RequestInterest?, matcher: WalkMatcher?) -> Result {
         var w = FieldWalker(config: self)
-        let interest = pruning.flatMap { $0.prunes ? $0 : nil }
-        if interest != nil { w.pruning = matcher }
+        // The spans are read from `pruning` in place (a copy of it would retain each of its arrays).
+        let prunes = pruning?.prunes == true
+        if prunes { w.pruning = matcher }
+        let targetSpans = prunes ? pruning?.target : nil
         // Split the target once (path, then query up to a fragment).
         let all = target[...]
         let question = ByteSearch.index(of: UInt8(ascii: "?"), in: all, from: 0)
         let q = question < target.count ? question : nil
         let pathEnd = q ?? ByteSearch.index(of: UInt8(ascii: "#"), in: all, from: 0)
         // A target, header or body without spans has nothing to find (profile mode).
-        let walkTarget = interest.map { !$0.target.isEmpty } ?? true
-        if walkTarget { w.walkPath(target[0..<pathEnd], spans: interest?.target) }
+        let walkTarget = targetSpans.map { !$0.isEmpty } ?? true
+        if walkTarget { w.walkPath(target[0..<pathEnd], spans: targetSpans) }
         w.result.pathBytes = target[0..<pathEnd]
         if walkTarget, let q {
             let end = ByteSearch.index(of: UInt8(ascii: "#"), in: all, from: q + 1)
-            w.walkForm(target[(q + 1)..<end], prefix: "query:", origin: .query, depth: 0, spans: interest?.target)
+            w.walkForm(target[(q + 1)..<end], prefix: "query:", origin: .query, depth: 0, spans: targetSpans)
         }
-        w.walkHeaders(request.headers, spans: interest?.headers)
-        w.walkBody(request, spans: interest?.body)
-        return w.result
+        w.walkHeaders(request.headers, spans: prunes ? pruning?.headers : nil)
+        w.walkBody(request, spans: prunes ? pruning?.body : nil)
+        return w.takeResult()
     }
 
     /// Extracts from a free-standing value (tests, other sources): as if found at `location`.
     public func extract(value: [UInt8], location: String, key: String = "") -> Result {
         var w = FieldWalker(config: self)
         w.leaf(value[...], FieldOrigin(location: location, key: key), depth: 0)
-        return w.result
+        return w.takeResult()
     }
 }
 
@@ -87,6 +89,14 @@ struct FieldWalker {
     init(config: FieldExtractor) { self.config = config }
 
     var full: Bool { result.fields.count >= config.maxFields }
+
+    /// The walk's result, moved out (the walker is left with an empty one): returning `result`
+    /// itself copies it (a retain of each of its arrays), then releases the walker's.
+    mutating func takeResult() -> FieldExtractor.Result {
+        var out = FieldExtractor.Result()
+        swap(&out, &result)
+        return out
+    }
 
     mutating func emit(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, isNumber: Bool = false) {
         // Nothing shorter can be a value worth finding (profile variants have 5+ bytes, name parts
