@@ -216,7 +216,7 @@ struct FieldWalker {
             }
             if let decoded = ByteCodecs.percentDecode(rawValue, plusAsSpace: true) {
                 if let n = parseDecimal(decoded[...]) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
-                if urlDecodings == nil { urlDecodings = origin.decodings + ["url"] }
+                if urlDecodings == nil { urlDecodings = origin.decodings.isEmpty ? Self.urlOnly : origin.decodings + ["url"] }
                 o.decodings = urlDecodings ?? []
                 leaf(decoded[...], o, depth: depth + 1)
             } else {
@@ -235,6 +235,10 @@ struct FieldWalker {
             }
         }
     }
+
+    /// The decodings of a value percent-decoded from a form read as sent (a query string, most
+    /// often): one array shared by every request.
+    static let urlOnly = ["url"]
 
     /// `ud[em]` → `em`, `a[]` → `a`.
     func bracketLeaf(_ name: String) -> String {
