@@ -120,3 +120,12 @@ public struct NumberGroup: Sendable {
     /// True when the numbers came from one string (`47.1,2.3`), false for sibling fields.
     public var fromOneString: Bool
 }
+
+extension Array where Element == NumberGroup.Member {
+    /// `append`, making room for four with the first: a container's numbers are a pair or a few
+    /// more, and an array grown one by one is allocated again at 1, 2 and 4.
+    mutating func appendMember(_ member: Element) {
+        if isEmpty { reserveCapacity(4) }
+        append(member)
+    }
+}

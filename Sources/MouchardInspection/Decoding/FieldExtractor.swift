@@ -144,7 +144,7 @@ struct FieldWalker {
                 continue
             }
             if skippedHeaders.contains(name) { continue }
-            if let number { members.append(.init(key: field.name, value: number.value, decimals: number.decimals)) }
+            if let number { members.appendMember(.init(key: field.name, value: number.value, decimals: number.decimals)) }
             if !quiet { leaf(field.valueBytes[...], FieldOrigin(location: "header:" + field.name, key: field.name), depth: 0) }
         }
         if members.count >= 2 {
@@ -166,7 +166,7 @@ struct FieldWalker {
             let name = String(decoding: p[p.startIndex..<eq], as: UTF8.self)
             var value = p[(eq + 1)...]
             if value.count >= 2, value.first == 0x22, value.last == 0x22 { value = value.dropFirst().dropLast() }
-            if let n = parseDecimal(value) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
+            if let n = parseDecimal(value) { members.appendMember(.init(key: name, value: n.value, decimals: n.decimals)) }
             if let spans, !touches(spans, p.startIndex..<p.endIndex) { continue }
             leaf(value, FieldOrigin(location: "cookie:" + name, key: name), depth: 0)
         }
@@ -199,7 +199,7 @@ struct FieldWalker {
                !ByteSearch.contains(UInt8(ascii: "%"), or: UInt8(ascii: "+"), in: pair) {
                 if let eq, let n = parseDecimal(pair[(eq + 1)...]) {
                     let name = String(decoding: pair[pair.startIndex..<eq], as: UTF8.self)
-                    members.append(.init(key: name, value: n.value, decimals: n.decimals))
+                    members.appendMember(.init(key: name, value: n.value, decimals: n.decimals))
                 }
                 continue
             }
@@ -215,12 +215,12 @@ struct FieldWalker {
                 continue
             }
             if let decoded = ByteCodecs.percentDecode(rawValue, plusAsSpace: true) {
-                if let n = parseDecimal(decoded[...]) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
+                if let n = parseDecimal(decoded[...]) { members.appendMember(.init(key: name, value: n.value, decimals: n.decimals)) }
                 if urlDecodings == nil { urlDecodings = origin.decodings.isEmpty ? Self.urlOnly : origin.decodings + ["url"] }
                 o.decodings = urlDecodings ?? []
                 leaf(decoded[...], o, depth: depth + 1)
             } else {
-                if let n = parseDecimal(rawValue) { members.append(.init(key: name, value: n.value, decimals: n.decimals)) }
+                if let n = parseDecimal(rawValue) { members.appendMember(.init(key: name, value: n.value, decimals: n.decimals)) }
                 leaf(rawValue, o, depth: depth)
             }
         }
@@ -540,7 +540,7 @@ struct FieldWalker {
                     plistKey = String(decoding: decoded, as: UTF8.self)
                 } else {
                     if let n = parseDecimal(decoded[...]) {
-                        numbers.append(.init(key: plistKey ?? stack.last ?? "", value: n.value, decimals: n.decimals))
+                        numbers.appendMember(.init(key: plistKey ?? stack.last ?? "", value: n.value, decimals: n.decimals))
                     }
                     leaf(decoded[...], place(name), depth: depth + 1)
                     plistKey = nil
@@ -606,11 +606,11 @@ struct FieldWalker {
                 emit(Array(String(v).utf8)[...], o, isNumber: true)
             case .fixed64(let d):
                 if d.isFinite, abs(d) > 1e-6, abs(d) < 1e7 {
-                    numbers.append(.init(key: "\(f.number)", value: d, decimals: 6))
+                    numbers.appendMember(.init(key: "\(f.number)", value: d, decimals: 6))
                 }
             case .fixed32(let d):
                 if d.isFinite, abs(d) > 1e-6, abs(d) < 1e7 {
-                    numbers.append(.init(key: "\(f.number)", value: Double(d), decimals: 4))
+                    numbers.appendMember(.init(key: "\(f.number)", value: Double(d), decimals: 4))
                 }
             case .bytes(let b):
                 if ByteCodecs.looksLikeText(b) {
@@ -788,7 +788,7 @@ struct FieldWalker {
                 while j < end, isDigit(p[j]) || p[j] == 0x2E { j += 1 }
                 if j < end, isASCIIAlnum(p[j]) { i = j; continue }
                 if let n = parseDecimal(UnsafeBufferPointer(rebasing: p[i..<j])) {
-                    members.append(.init(key: String(members.count), value: n.value, decimals: n.decimals))
+                    members.appendMember(.init(key: String(members.count), value: n.value, decimals: n.decimals))
                 }
                 i = j
             }

@@ -45,10 +45,10 @@ extension FieldWalker {
                 if m.kind == .number {
                     let t = bytes[m.start..<m.end]
                     if let n = parseDecimal(t) {
-                        numbers.append(.init(key: keyText(), value: n.value, decimals: n.decimals))
+                        numbers.appendMember(.init(key: keyText(), value: n.value, decimals: n.decimals))
                     } else if t.count >= 5, t.count <= 12, let scaled = scaledCoordinate(key: keyText(), t) {
                         // `latE7: 470864000`, `lng_e6: 2391300`: fixed-point degrees.
-                        numbers.append(.init(key: keyText(), value: scaled.value, decimals: scaled.decimals))
+                        numbers.appendMember(.init(key: keyText(), value: scaled.value, decimals: scaled.decimals))
                     }
                 } else if m.kind == .string, m.end - m.start >= 5 {
                     // A string is read as a number only when it may start like one (`parseDecimal`
@@ -58,7 +58,7 @@ extension FieldWalker {
                     if first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || (first >= 0x30 && first <= 0x39)
                         || (m.escaped && first == UInt8(ascii: "\\")),
                         let n = !m.escaped ? parseDecimal(bytes[(m.start + 1)..<(m.end - 1)]) : parseDecimal(json.string(m.span)[...]) {
-                        numbers.append(.init(key: keyText(), value: n.value, decimals: n.decimals))
+                        numbers.appendMember(.init(key: keyText(), value: n.value, decimals: n.decimals))
                     }
                 }
                 defer { child = following }
@@ -95,7 +95,7 @@ extension FieldWalker {
                 let following = item.next
                 defer { child = following; i += 1 }
                 if item.kind == .number, count <= 3, let n = parseDecimal(bytes[item.start..<item.end]) {
-                    numbers.append(.init(key: String(i), value: n.value, decimals: n.decimals))
+                    numbers.appendMember(.init(key: String(i), value: n.value, decimals: n.decimals))
                 }
                 if yieldsNothing(json, item, index: child) { continue }
                 let childEnd = following < last ? tape[following].start : end
