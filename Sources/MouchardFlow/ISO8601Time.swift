@@ -92,10 +92,11 @@ public enum ISO8601Time {
         // more than the rest of a finding.
         return String(unsafeUninitializedCapacity: 24) { out in
             guard out.count >= 24 else { return 0 }
-            /// The two digits of `v` (0...99) at `k`.
+            /// The two digits of `v` (0...99) at `k`, copied from `digitPairs`.
             func two(_ v: Int, at k: Int) {
-                out[k] = UInt8(truncatingIfNeeded: 0x30 + v / 10)
-                out[k + 1] = UInt8(truncatingIfNeeded: 0x30 + v % 10)
+                let pair = digitPairs + 2 &* v
+                out[k] = pair[0]
+                out[k + 1] = pair[1]
             }
             two(y / 100, at: 0); two(y % 100, at: 2); out[4] = 0x2D; two(m, at: 5); out[7] = 0x2D; two(d, at: 8)
             out[10] = 0x54; two(rem / 3600, at: 11); out[13] = 0x3A; two(rem % 3600 / 60, at: 14); out[16] = 0x3A; two(rem % 60, at: 17)
@@ -127,3 +128,14 @@ public enum ISO8601Time {
         return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }
+
+/// `00`, `01`, ... `99` end to end: the two digits of a number below 100 at twice its place (a
+/// pointer: no retain or bounds check; never freed, written once before first use, then only read).
+nonisolated(unsafe) private let digitPairs: UnsafePointer<UInt8> = {
+    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 200)
+    for v in 0..<100 {
+        table[2 * v] = UInt8(0x30 + v / 10)
+        table[2 * v + 1] = UInt8(0x30 + v % 10)
+    }
+    return UnsafePointer(table)
+}()

@@ -30,6 +30,8 @@ public struct Inspector: Sendable {
     private let headerKeyAnswers = HeaderValueCache<Bool>()
     /// `knownValues` as the decode walk holds it (by reference: see `WalkMatcher`).
     private let walkMatcher: WalkMatcher?
+    /// What each Host value says (host, port), read once for all the requests with findings.
+    private let hostReadings = HostReadingCache()
 
     /// `profile` switches on known-value matching (exact device values in any encoding); without it
     /// the pattern rules (shapes, validators, key hints) are used.
@@ -90,7 +92,7 @@ public struct Inspector: Sendable {
 
     func findings(_ flow: Flow, _ request: HTTPRequest, _ facts: RequestFacts, _ detections: [Detection]) -> [Finding] {
         guard !detections.isEmpty else { return [] }
-        let located = facts.located(request)
+        let located = facts.located(request, hosts: hostReadings)
         let host = located.host.isEmpty ? flow.host : located.host
         let info = attribution.attribute(host: host)
         let destination = FindingDestination(host: host, tracker: info.company, trackerCategory: info.category, thirdParty: info.thirdParty)
@@ -372,7 +374,7 @@ public struct Detection: Sendable, Hashable {
         }
         let origin = FieldOrigin(location: place.location, inner: place.inner, decodings: group.decodings, key: a.key)
         var d = Detection(category: "location", type: "coordinates", origin: origin, encoding: origin.encodingChain(),
-                          evidence: commaPair("", a.value.description, b.value.description), rule: rule, confidence: confidence,
+                          evidence: CoordinateText.pair(a.value, decimals: a.decimals, b.value, decimals: b.decimals), rule: rule, confidence: confidence,
                           severity: "high", what: "The device's location", whereOverride: place)
         d.coordinate = Coordinate(latitude: a.value, longitude: b.value)
         return d

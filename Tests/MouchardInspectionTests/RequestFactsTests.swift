@@ -21,4 +21,20 @@ import Testing
             #expect(located.url == r.url, "\(scheme) \(host)")
         }
     }
+
+    /// A Host value's reading, remembered across requests (both schemes, other targets), gives
+    /// what reading it afresh gives.
+    @Test func rememberedHostsGiveTheSameHostAndURL() {
+        let hosts = HostReadingCache()
+        for round in 0..<2 {
+            for host in ["a.example", "A.Example:8443", "a.example:443", "a.example:80", "[::1]:8080", "[::1]", "bücher.example"] {
+                for scheme in ["https", "http"] {
+                    let r = request(scheme: scheme, host: host, target: "/p\(round)?q=\(scheme)")
+                    let located = RequestFacts(r).located(r, hosts: hosts)
+                    #expect(located.host == r.host, "\(scheme) \(host)")
+                    #expect(located.url == r.url, "\(scheme) \(host)")
+                }
+            }
+        }
+    }
 }

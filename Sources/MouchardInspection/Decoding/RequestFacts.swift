@@ -15,7 +15,9 @@ struct RequestFacts {
     }
 
     /// The host (lower case, no port) and the absolute URL of `r` (the request these facts are of).
-    func located(_ r: HTTPRequest) -> (host: String, url: String) {
+    /// `hosts` remembers what each Host value says (an app sends a handful to most of its requests):
+    /// its host is then read once, not made again for every request with findings.
+    func located(_ r: HTTPRequest, hosts: HostReadingCache? = nil) -> (host: String, url: String) {
         let target = r.head.target
         guard target.utf8.first == UInt8(ascii: "/"), r.method != "CONNECT" else { return (r.host, r.url) }
         let scheme = r.scheme
@@ -25,7 +27,7 @@ struct RequestFacts {
         if let hostIndex {
             // ASCII (every real Host) is read in place from the field's bytes: no text is made of it.
             let inPlace = fields[hostIndex].valueBytes.withUnsafeBufferPointer { bytes in
-                !bytes.isEmpty && bytes.allSatisfy({ $0 < 0x80 }) ? located(authority: bytes, scheme: scheme, target: target) : nil
+                !bytes.isEmpty && bytes.allSatisfy({ $0 < 0x80 }) ? located(authority: bytes, scheme: scheme, target: target, hosts: hosts) : nil
             }
             if let inPlace { return inPlace }
         }
@@ -35,24 +37,13 @@ struct RequestFacts {
     }
 
     /// The host and absolute URL for the Host value `a` (`host[:port]` or `[v6]:port`).
-    private func located(authority a: UnsafeBufferPointer<UInt8>, scheme: String, target: String) -> (host: String, url: String) {
-        // host[:port] or [v6]:port
-        var hostRange = 0..<a.count
-        var portRange = a.count..<a.count
-        if a.first == UInt8(ascii: "["), let close = a.firstIndex(of: UInt8(ascii: "]")) {
-            hostRange = 1..<close
-            if close + 1 < a.count, a[close + 1] == UInt8(ascii: ":") { portRange = (close + 2)..<a.count }
-        } else if let colon = a.firstIndex(of: UInt8(ascii: ":")), a.lastIndex(of: UInt8(ascii: ":")) == colon {
-            hostRange = 0..<colon
-            portRange = (colon + 1)..<a.count
-        }
-        let hostBytes = UnsafeBufferPointer(rebasing: a[hostRange])
-        let host = hostBytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A })
-            ? String(decoding: hostBytes.map { foldASCII($0) }, as: UTF8.self)
-            : String(decoding: hostBytes, as: UTF8.self)
-        let port = UnsafeBufferPointer(rebasing: a[portRange])
+    private func located(authority a: UnsafeBufferPointer<UInt8>, scheme: String, target: String,
+                         hosts: HostReadingCache? = nil) -> (host: String, url: String) {
+        let reading = hosts?.answer(for: a) { HostReading($0) } ?? HostReading(a)
+        let host = reading.host
+        let port = UnsafeBufferPointer(rebasing: a[min(reading.portStart, a.count)...])
         let defaultPort = (scheme == "http" && Self.port(port, is: "80")) || (scheme == "https" && Self.port(port, is: "443"))
-        let bracketed = hostBytes.contains(UInt8(ascii: ":"))
+        let bracketed = reading.bracketed
         let showPort = !port.isEmpty && !defaultPort
         let count = scheme.utf8.count + 3 + host.utf8.count + (bracketed ? 2 : 0) + (showPort ? 1 + port.count : 0)
             + target.utf8.count
@@ -78,6 +69,36 @@ struct RequestFacts {
         return true
     }
 }
+
+/// What one Host value (`host[:port]` or `[v6]:port`) says: the host, lower case, and where the
+/// port's digits start. The same for every request that sends the value (see `HostReadingCache`).
+struct HostReading: Sendable {
+    var host: String
+    /// Where the port's digits start in the value (its length: no port).
+    var portStart: Int
+    /// The host is an IPv6 literal (it holds a colon), written in brackets in a URL.
+    var bracketed: Bool
+
+    init(_ a: UnsafeBufferPointer<UInt8>) {
+        var hostRange = 0..<a.count
+        portStart = a.count
+        if a.first == UInt8(ascii: "["), let close = a.firstIndex(of: UInt8(ascii: "]")) {
+            hostRange = 1..<close
+            if close + 1 < a.count, a[close + 1] == UInt8(ascii: ":") { portStart = close + 2 }
+        } else if let colon = a.firstIndex(of: UInt8(ascii: ":")), a.lastIndex(of: UInt8(ascii: ":")) == colon {
+            hostRange = 0..<colon
+            portStart = colon + 1
+        }
+        let hostBytes = UnsafeBufferPointer(rebasing: a[hostRange])
+        host = hostBytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A })
+            ? String(decoding: hostBytes.map { foldASCII($0) }, as: UTF8.self)
+            : String(decoding: hostBytes, as: UTF8.self)
+        bracketed = hostBytes.contains(UInt8(ascii: ":"))
+    }
+}
+
+/// The readings of the Host values an inspector has met (see `HeaderValueCache`).
+typealias HostReadingCache = HeaderValueCache<HostReading>
 
 private func asciiCaseInsensitiveEqualsHost(_ name: String) -> Bool {
     // Native strings are read in place (one call per header of every request with findings).
