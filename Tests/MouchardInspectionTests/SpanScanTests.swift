@@ -55,6 +55,9 @@ import MouchardFlow
             // bytes >= `A` glued on either side, other cases, bytes that are not ASCII.
             "x-lucas", "--lucas", "'lucas'", "-'Lucas-", "lucas_x", "_lucas", "lucasé", "élucas", "LuCaS", "1lucas2",
             "a'-lucas", "[lucas]", "lucas\\u00e9", "Léa Roux", "lea;roux", "ROUX", "Roux'", "hugo-lefevre", "ines\u{80}",
+            // Base64 runs with and without upper case letters, padded or not, near the lengths that count.
+            "abcdefghij==", "abcdefghijk=", "abcdefghi==", "abcdefghijkl&", "/abcdefghijklmnop/Qrstuvwxyz0123",
+            "userId=1&sessionToken=ZGV2aWNl", "Abcdefghij==", "AbcdefghiJ=", "bHVjYXMuYmVybmFyZEBleGFtcGxlLm5ldA",
         ]
         for kv in Self.matchers {
             for c in cases { same(kv, Array(c.utf8)) }
@@ -86,6 +89,54 @@ import MouchardFlow
         #expect(kv.spans(parens[...]).isEmpty)
         same(kv, Array(String(repeating: "a", count: 70_000).utf8))
         same(kv, Array(String(repeating: "Ab1", count: 30_000).utf8))
+        // Base64 runs longer than a chunk of the scan, without an upper case letter, ended by
+        // `=` or by anything else, or with one upper case letter far from their start.
+        same(kv, Array((String(repeating: "a", count: 20_000) + "==").utf8))
+        same(kv, Array((String(repeating: "a", count: 20_000) + "&" + String(repeating: "b", count: 11) + "=").utf8))
+        same(kv, Array((String(repeating: "a1", count: 9_000) + "Q" + String(repeating: "b", count: 9_000) + "&").utf8))
+    }
+
+    /// The base64 lane of `spanLaneTable` calls for a check (`laneEvent`) at every run that may be
+    /// a candidate of the walk's (`base64Candidate`), never at a run without an upper case letter
+    /// that `=` does not end (such a run is never one), and keeps the run's length.
+    @Test func base64LaneFiresForEveryCandidateAndNotForLowerCaseRuns() {
+        let kv = Self.matchers[0]
+        var rng = SplitMix(seed: 0xB64)
+        let alphabet = Array("abcdefxyz0189AFQZ_-/+=&.\"".utf8)
+        let table = spanLaneTable
+        let bias = kv.spanLaneBias
+        var fired = 0, skipped = 0
+        for round in 0..<4000 {
+            let n = Int(rng.next() % 60)
+            // Mostly lower case letters in some rounds: long runs without an upper case letter.
+            let bytes: [UInt8] = (0..<n).map { _ in
+                round % 2 == 0 && rng.next() % 8 != 0 ? UInt8(0x61 + rng.next() % 26) : alphabet[Int(rng.next() % UInt64(alphabet.count))]
+            }
+            bytes.withUnsafeBufferPointer { p in
+                var runs: UInt64 = 0
+                for i in 0...n {
+                    let b = i < n ? Int(p[i]) : Int(UInt8(ascii: "&"))
+                    let keep = table[SpanLanes.keepEntry + b]
+                    let ended = runs & ~keep
+                    if !ByteCodecs.isBase64Byte(UInt8(b)) {
+                        // Lane 0 ends here: its run is `p[i - length..<i]`.
+                        let length = Int(ended & SpanLanes.base64Length)
+                        let s = i - length
+                        #expect(s >= 0 && (s == 0 || !ByteCodecs.isBase64Byte(p[s - 1])) && (s..<i).allSatisfy { ByteCodecs.isBase64Byte(p[$0]) })
+                        // What `scanSpans` and `laneEvent` do: an event at the byte (at the end, one for
+                        // the lanes at their threshold), and in it the base64 lane's test.
+                        let event = i == n ? (runs &+ bias) & SpanLanes.high != 0 : (runs &+ bias) & table[SpanLanes.stopEntry + b] != 0
+                        let fires = event && ((ended &+ bias) & 0x8000 != 0 || (i < n && b == 0x3D && UInt64(length) >= SpanLanes.base64Threshold))
+                        let upper = (s..<i).contains { p[$0] >= 0x41 && p[$0] <= 0x5A }
+                        if length > 0, kv.base64Candidate(p, s, i) { #expect(fires, "\(String(decoding: bytes, as: UTF8.self)) at \(i)") }
+                        if !upper && b != 0x3D { #expect(!fires) }
+                        if fires { fired += 1 } else if length >= 10 { skipped += 1 }
+                    }
+                    runs = (runs & keep) &+ table[SpanLanes.addEntry + b]
+                }
+            }
+        }
+        #expect(fired > 100 && skipped > 100)
     }
 
     @Test func phoneRunsAreThoseOfTheReferenceReading() {

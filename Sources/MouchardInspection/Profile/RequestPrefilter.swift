@@ -276,7 +276,8 @@ extension KnownValueMatcher {
         let p = lanes.p, base = lanes.base
         // The lanes whose run reached its threshold (a lane with an `extra` always has).
         let over = (ended &+ lanes.bias) & SpanLanes.high
-        if over & 0x8000 != 0 {
+        // A base64 run with an upper case letter, or one that `=` ends (see `SpanLanes`).
+        if over & 0x8000 != 0 || (i < p.count && p[i] == 0x3D && ended & SpanLanes.base64Length >= SpanLanes.base64Threshold) {
             let s = i - lanes.take(ended, 0)
             if base64Candidate(p, s, i), base64RunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
         }
@@ -544,6 +545,16 @@ extension KnownValueMatcher {
 /// lane: they are read in the stretch that holds them, when it ends.
 /// Lanes stay below 0x8000, so a lane's length ≥ its threshold T shows as the lane's top bit of
 /// `ended + bias` (bias 0x8000 − T; 0 for a lane nobody looks at).
+///
+/// The base64 lane is read only when its run may be a candidate of the walk's (`base64Candidate`):
+/// one holding an upper case letter (`base64Suspect` needs one), or one that `=` ends (padding).
+/// Most long runs are neither (paths, snake_case keys in lower case): they end with no event. So
+/// lane 0 keeps its length below 0x4000 (`base64Length`) and bit 14 (`base64Upper`) says the run
+/// holds an upper case letter (an upper case byte clears it in `keep` and adds it back in `add`).
+/// Its bias is 0x4000 − 10: bit 15 of `ended + bias` is set exactly for a run of 10 or more with
+/// an upper case letter, and bit 14 for one of 10 or more without (and for a shorter one with:
+/// `laneEvent` reads the length again); `=` tests both bits, every other byte that ends the run
+/// bit 15 only.
 struct SpanLanes {
     static let ones: UInt64 = 0x0001_0001_0001_0001
     static let high: UInt64 = 0x8000_8000_8000_8000
@@ -552,7 +563,11 @@ struct SpanLanes {
     /// The stop entry of a byte with a check of its own: every test of it fires.
     static let checkStop: UInt64 = ~0
     /// Bytes per chunk: a lane grows by at most this much between two `rebase`s.
-    static let chunk = 0x4000
+    static let chunk = 0x2000
+    /// Lane 0's length bits, and its bit for a run holding an upper case letter.
+    static let base64Length: UInt64 = 0x3FFF, base64Upper: UInt64 = 0x4000
+    /// The shortest base64 run that may be a candidate (12 bytes with two bytes of padding).
+    static let base64Threshold: UInt64 = 10
 
     let p: UnsafeBufferPointer<UInt8>
     let base: Int
@@ -583,19 +598,20 @@ struct SpanLanes {
         // One byte that is not ASCII in a word (ASCII words are matched as patterns).
         let shortestPart: Int? = bits != 0 || namePartLengths != 0 ? 1 : nil
         let stretch: Int? = coordinates ? 6 : phones ? 9 : nil
-        return lane(10, 0) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
+        return (base64Upper - base64Threshold) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
     }
 
-    /// A lane that has grown past 0x4000 is set back to 0x100 (still above every threshold),
-    /// the difference kept in `extra`.
+    /// A lane that has grown past 0x2000 is set back to 0x100 (still above every threshold),
+    /// the difference kept in `extra` (lanes stay below 0x4000). Lane 0 gets its upper case bit
+    /// too: its run then ends with an event whatever ends it, which takes the `extra`.
     @inline(__always)
     mutating func rebase(_ runs: UInt64) -> UInt64 {
         var runs = runs
         for k: UInt64 in 0..<4 {
-            let v = (runs >> (16 * k)) & 0xFFFF
-            if v >= 0x4000 {
+            let v = (runs >> (16 * k)) & (k == 0 ? Self.base64Length : 0xFFFF)
+            if v >= 0x2000 {
                 add(v - 0x100, to: k)
-                runs = runs & ~(0xFFFF << (16 * k)) | (0x100 << (16 * k))
+                runs = runs & ~(0xFFFF << (16 * k)) | ((k == 0 ? Self.base64Upper | 0x100 : 0x100) << (16 * k))
             }
         }
         return runs
@@ -614,7 +630,7 @@ struct SpanLanes {
     /// Length of lane `k`'s run that `ended` holds, and no extra any more for that lane.
     @inline(__always)
     mutating func take(_ ended: UInt64, _ k: UInt64) -> Int {
-        let v = (ended >> (16 * k)) & 0xFFFF
+        let v = (ended >> (16 * k)) & (k == 0 ? Self.base64Length : 0xFFFF)
         return extended ? Int(v) + takeExtra(k) : Int(v)
     }
 
@@ -632,9 +648,10 @@ struct SpanLanes {
 }
 
 /// Per byte, three entries of `SpanLanes` words (at `keepEntry + byte`, `addEntry + byte`,
-/// `stopEntry + byte`): keep, 0x7FFF in each lane the byte continues; add, 1 in those lanes;
+/// `stopEntry + byte`): keep, 0x7FFF in each lane the byte continues; add, 1 in those lanes
+/// (lane 0: an upper case letter keeps 0x3FFF and adds 0x4001, see `SpanLanes`);
 /// stop, 0x8000 in each lane the byte ends (the bit a lane at its threshold has after the
-/// bias), all ones (`checkStop`) for a byte with a check of its own (`\`, `%`, `.`, compression
+/// bias; 0xC000 in lane 0 for `=`), all ones (`checkStop`) for a byte with a check of its own (`\`, `%`, `.`, compression
 /// magic), so that `(runs + bias) & stop` is not 0 exactly when the byte has something to do
 /// (`runs + bias` never is 0: lane 0's bias is not). In memory that is never freed (a pointer,
 /// not an array: no retain or bounds check in the scan loop). Written once, before first use,
@@ -643,19 +660,23 @@ nonisolated(unsafe) let spanLaneTable: UnsafePointer<UInt64> = {
     let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 3 * 256)
     for v in 0..<256 {
         let b = UInt8(v)
-        var keep: UInt64 = 0
-        if ByteCodecs.isBase64Byte(b) { keep |= 0x7FFF }
-        if hexNibble(b) != nil { keep |= 0x7FFF << 16 }
-        if b >= 0x41 || b == 0x2D || b == 0x27 { keep |= 0x7FFF << 32 }
+        // The lanes the byte continues (0x7FFF in each).
+        var continued: UInt64 = 0
+        if ByteCodecs.isBase64Byte(b) { continued |= 0x7FFF }
+        if hexNibble(b) != nil { continued |= 0x7FFF << 16 }
+        if b >= 0x41 || b == 0x2D || b == 0x27 { continued |= 0x7FFF << 32 }
         if (b >= 0x30 && b <= 0x39) || b == 0x20 || b == 0x2D || b == 0x2E || b == 0x28 || b == 0x29 || b == 0x2F || b == 0x2B {
-            keep |= 0x7FFF << 48
+            continued |= 0x7FFF << 48
         }
         let check = b == 0x5C || b == 0x25 || b == 0x2E || b == 0x8B || b == 0x01 || b == 0x5E || b == 0x9C || b == 0xDA
-        table[SpanLanes.keepEntry + v] = keep
+        let upper = b >= 0x41 && b <= 0x5A
+        // An upper case letter sets lane 0's bit 14: cleared by keep, added back with the length.
+        table[SpanLanes.keepEntry + v] = upper ? continued & ~SpanLanes.base64Upper : continued
         // Lane 2 counts a word's bytes that are not ASCII.
-        table[SpanLanes.addEntry + v] = keep & SpanLanes.ones & (b >= 0x80 ? ~0 : ~(1 << 32))
+        table[SpanLanes.addEntry + v] = continued & SpanLanes.ones & (b >= 0x80 ? ~0 : ~(1 << 32)) | (upper ? SpanLanes.base64Upper : 0)
         // A hex run that a glue byte ends is no whole value (`hexRunMatters`): no event for it.
-        let ended = ~(keep << 1) & SpanLanes.high & (isHexGlue(b) ? ~(0x8000 << 16) : ~0)
+        // `=` ends a base64 run that may be a padded candidate with or without upper case letters.
+        let ended = ~(continued << 1) & SpanLanes.high & (isHexGlue(b) ? ~(0x8000 << 16) : ~0) | (b == 0x3D ? 0x4000 : 0)
         table[SpanLanes.stopEntry + v] = check ? SpanLanes.checkStop : ended
     }
     return UnsafePointer(table)
