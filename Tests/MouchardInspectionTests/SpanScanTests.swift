@@ -281,3 +281,31 @@ struct SplitMix {
         }
     }
 }
+
+/// The checks of decoded runs only ask whether the decoded bytes have a span: their scan
+/// (`SpanContext.firstSpanOnly`) stops at the first one, and finds one exactly when the whole scan does.
+@Suite struct FirstSpanScanTests {
+    @Test func aScanForTheFirstSpanFindsOneExactlyWhenTheWholeScanDoes() throws {
+        let kv = SpanScanTests.matchers[0]
+        var rng = SplitMix(seed: 0xF1F5)
+        let alphabet = Array("0123456789abcdefxyzABCDEFXYZ+-/_.( )%\\'é@=&:,\"".utf8)
+        var cases: [[UInt8]] = (0..<600).map { _ in
+            (0..<Int(rng.next() % 120)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
+        }
+        // Spans late in long text, and several.
+        cases.append(Array((String(repeating: "nothing here, ", count: 40) + "lucas.bernard@example.net").utf8))
+        cases.append(Array("a\\u00e9 %41 lucas 47.0864 \u{1F}\u{8B}".utf8))
+        var withSpans = 0
+        for bytes in cases {
+            var whole: [Range<Int>] = [], first: [Range<Int>] = []
+            bytes.withUnsafeBufferPointer {
+                kv.scanSpans($0, base: 0, context: SpanContext(splitsAtSlash: false, depth: 1), into: &whole)
+                kv.scanSpans($0, base: 0, context: SpanContext(splitsAtSlash: false, depth: 1, firstSpanOnly: true), into: &first)
+            }
+            #expect(first.isEmpty == whole.isEmpty, "\(String(decoding: bytes, as: UTF8.self))")
+            #expect(first.allSatisfy { whole.contains($0) })
+            if !whole.isEmpty { withSpans += 1 }
+        }
+        #expect(withSpans > 50)
+    }
+}

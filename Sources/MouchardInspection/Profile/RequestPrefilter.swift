@@ -191,7 +191,8 @@ extension KnownValueMatcher {
     /// whether the byte needs a check of its own (`\`, `%`, `.`, the second byte of compression
     /// magic). Only then does `laneEvent` run the checks of the separate scans this pass
     /// replaces, on the run that ended: the spans are the same (`SpanScanTests` compares them
-    /// with a plain reference scan).
+    /// with a plain reference scan). With `context.firstSpanOnly` (checks of decoded runs, which
+    /// only ask whether there is a span; `out` empty) it returns at the first byte that adds one.
     func scanSpans(_ p: UnsafeBufferPointer<UInt8>, base: Int, context: SpanContext, into out: inout [Range<Int>]) {
         guard let h = p.baseAddress else { return }
         let n = p.count
@@ -224,6 +225,7 @@ extension KnownValueMatcher {
                 if state >= accepting { matched(state, endingAt: i, h, count: n, base: base, into: &out) }
                 let check = table[SpanLanes.stopEntry + b] == SpanLanes.checkStop
                 if (ended &+ bias) & SpanLanes.high != 0 || check { laneEvent(ended: ended, check: check, at: i, &lanes, into: &out) }
+                if context.firstSpanOnly, !out.isEmpty { return }
                 i += 1
             }
             if i < n { runs = lanes.rebase(runs) }
