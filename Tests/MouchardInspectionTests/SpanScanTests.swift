@@ -309,3 +309,32 @@ struct SplitMix {
         #expect(withSpans > 50)
     }
 }
+
+/// The stretch lane's threshold with a location (`SpanLanes.shortestFixedPointCoordinate`): no
+/// run of fewer digits is a fixed-point coordinate near the latitude, and runs of 6 digits go
+/// unread where the latitude needs 7.
+@Suite struct FixedPointCoordinateLengthTests {
+    @Test(arguments: [0, 0.04, 0.06, 1.5, 9.9, 10.0, 10.04, 10.05, 10.06, 43.6019, 47.0864, -47.0864, 89.99, -90])
+    func noShorterRunIsNearTheLatitude(latitude: Double) {
+        let kv = SpanScanTests.matchers[0]
+        let loc = Coordinate(latitude: latitude, longitude: 0)
+        let shortest = SpanLanes.shortestFixedPointCoordinate(latitude: latitude)
+        #expect(shortest >= 6 && shortest <= 11)
+        // The largest values of 6 digits or more with fewer digits than that (the near ones form
+        // one interval per scale; shorter runs are not read).
+        var limit = 1
+        for _ in 1..<shortest { limit *= 10 }
+        let nearShorter = (max(100_000, limit - 20_000)..<max(100_000, limit)).first { kv.nearScaled(Double($0), loc) }
+        #expect(nearShorter == nil)
+        // The lane reads runs of that length whose value is near.
+        let near = (Int((abs(latitude) * 1e5).rounded()))
+        if abs(latitude) >= 0.1 { #expect(kv.nearScaled(Double(near), loc) && String(near).count >= shortest) }
+    }
+
+    @Test func latitudesFromTenOnNeedSevenDigits() {
+        #expect(SpanLanes.shortestFixedPointCoordinate(latitude: 47.0864) == 7)
+        #expect(SpanLanes.shortestFixedPointCoordinate(latitude: -43.6019) == 7)
+        #expect(SpanLanes.shortestFixedPointCoordinate(latitude: 9.9) == 6)
+        #expect(SpanLanes.shortestFixedPointCoordinate(latitude: .nan) == 6)
+    }
+}

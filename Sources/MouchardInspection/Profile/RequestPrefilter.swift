@@ -186,8 +186,9 @@ extension KnownValueMatcher {
     /// and four run lengths move at once, packed in one 64-bit word (`SpanLanes`): base64-alphabet
     /// run, hex run, name-like word, stretch of digits and phone separators. A byte's entries in
     /// `spanLaneTable` keep the lanes it continues (+1) and clear the others; one test per byte
-    /// tells whether a lane that the byte ends was long enough to look at (base64 ≥ 10, 12 with
-    /// padding, hex ≥ 8, a word with a byte that is not ASCII, digits and separators ≥ 6 or 9), or
+    /// tells whether a lane that the byte ends was long enough to look at (base64 ≥ 10 with an
+    /// upper case letter or before `=`, hex ≥ 8, a word with a byte that is not ASCII, digits and
+    /// separators ≥ 9 or the shortest fixed-point coordinate, see `SpanLanes.bias`), or
     /// whether the byte needs a check of its own (`\`, `%`, `.`, the second byte of compression
     /// magic). Only then does `laneEvent` run the checks of the separate scans this pass
     /// replaces, on the run that ended: the spans are the same (`SpanScanTests` compares them
@@ -591,16 +592,33 @@ struct SpanLanes {
     }
 
     /// The lanes' bias for a profile: `namePartLengthBits` as in `KnownValueMatcher`,
-    /// `namePartLengths` 0 without name parts.
-    static func bias(namePartLengthBits bits: UInt64, namePartLengths: Int, coordinates: Bool, phones: Bool) -> UInt64 {
+    /// `namePartLengths` 0 without name parts, `latitude` the profile location's.
+    static func bias(namePartLengthBits bits: UInt64, namePartLengths: Int, latitude: Double?, phones: Bool) -> UInt64 {
         func lane(_ threshold: Int?, _ k: UInt64) -> UInt64 {
             guard let threshold else { return 0 }
             return UInt64(0x8000 - min(max(threshold, 1), 0xFF)) << (16 * k)
         }
         // One byte that is not ASCII in a word (ASCII words are matched as patterns).
         let shortestPart: Int? = bits != 0 || namePartLengths != 0 ? 1 : nil
-        let stretch: Int? = coordinates ? 6 : phones ? 9 : nil
+        // A stretch is read for its phone-like runs (8 digits and a separator) and its
+        // fixed-point coordinates (`phoneStretchEnded`).
+        let stretch = [phones ? 9 : nil, latitude.map(shortestFixedPointCoordinate(latitude:))].compactMap { $0 }.min()
         return (base64Upper - base64Threshold) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
+    }
+
+    /// The fewest digits of a run that `phoneStretchEnded` reads as fixed-point degrees near
+    /// `latitude` (runs of 6 to 11 digits, `nearScaled`): such a run's value is above
+    /// (|latitude| − 0.05) × 10^5 (the smallest scale), less 2 for rounding, and has at least that
+    /// number's digits (more with leading zeros). 7 for latitudes from 10.05° on.
+    static func shortestFixedPointCoordinate(latitude: Double) -> Int {
+        let smallest = (abs(latitude) - 0.05) * 1e5 - 2
+        var digits = 1
+        var bound = 10.0
+        while bound <= smallest, digits < 11 {
+            digits += 1
+            bound *= 10
+        }
+        return max(6, digits)
     }
 
     /// A lane that has grown past 0x2000 is set back to 0x100 (still above every threshold),
