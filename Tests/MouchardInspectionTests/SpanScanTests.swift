@@ -236,6 +236,23 @@ struct SplitMix {
         }
     }
 
+    /// The end of a digit run, read 8 bytes at a time, is where a byte by byte reading stops,
+    /// whatever follows the run and wherever the bytes end.
+    @Test func digitRunsEndWhereByteByByteReadingStops() {
+        var rng = SplitMix(seed: 0xd2)
+        let edges: [UInt8] = [0x2F, 0x3A, 0x00, 0x7F, 0x80, 0xB9, 0xBA, 0xFF, 0x20, 0x2E]
+        for _ in 0..<5000 {
+            let n = Int(rng.next() % 40) + 1
+            let bytes = (0..<n).map { _ in rng.next() % 6 == 0 ? edges[Int(rng.next() % UInt64(edges.count))] : UInt8(0x30 + rng.next() % 10) }
+            let k = Int(rng.next() % UInt64(n)), e = k + Int(rng.next() % UInt64(n - k + 1))
+            var plain = k
+            while plain < e, bytes[plain] >= 0x30, bytes[plain] <= 0x39 { plain += 1 }
+            bytes.withUnsafeBufferPointer { p in
+                #expect(KnownValueMatcher.digitRunEnd(p.baseAddress!, from: k, to: e, count: n) == plain, "\(bytes) \(k) \(e)")
+            }
+        }
+    }
+
     @Test func numbersAroundADotAreReadAsParsed() {
         var rng = SplitMix(seed: 12)
         let alphabet = Array("0123456789..--x ".utf8)
@@ -243,6 +260,10 @@ struct SplitMix {
             guard let loc = kv.location else { continue }
             let near = Array(String(format: "%.4f %.3f -%.2f %.1f", loc.latitude, loc.longitude, loc.latitude, loc.longitude).utf8)
             var cases = [near]
+            // Integer parts with leading zeros, signs and too many digits around a near value.
+            for prefix in ["0", "00", "-0", "1", "x-", "--", "9"] {
+                cases.append(Array(String(format: "\(prefix)%.4f", abs(loc.latitude)).utf8))
+            }
             for _ in 0..<3000 { cases.append((0..<Int(rng.next() % 14)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }) }
             for bytes in cases {
                 for dot in bytes.indices where bytes[dot] == 0x2E {

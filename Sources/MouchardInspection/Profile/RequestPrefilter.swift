@@ -369,10 +369,7 @@ extension KnownValueMatcher {
         while k < e {
             guard h[k] &- 0x30 <= 9 else { k += 1; continue }
             let d = k
-            k += 1
-            // 8 digits at a time (timestamps, ids), then one by one.
-            while k + 8 <= e, Self.allDigits(UnsafeRawPointer(h + k).loadUnaligned(as: UInt64.self)) { k += 8 }
-            while k < e && h[k] &- 0x30 <= 9 { k += 1 }
+            k = Self.digitRunEnd(h, from: k + 1, to: e, count: p.count)
             digits += k - d
             if k - d >= 6, k - d <= 11, let loc {
                 var v = 0
@@ -402,11 +399,31 @@ extension KnownValueMatcher {
     /// 0x46 sets the high bit), none is below `0` (taking 0x30 from it with the high bit set
     /// clears the high bit).
     @inline(__always)
-    static func allDigits(_ x: UInt64) -> Bool {
+    static func allDigits(_ x: UInt64) -> Bool { nonDigitBytes(x) == 0 }
+
+    /// The high bit of the first byte of `x` (in memory order) that is not an ASCII digit, and of
+    /// no byte before it (bytes after it may have theirs or not: a carry from it may reach them);
+    /// 0 when all eight are digits (see `allDigits`).
+    @inline(__always)
+    static func nonDigitBytes(_ x: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         let aboveNine = (x &+ 0x46 &* ones) & highs
         let belowZero = ~((x | highs) &- 0x30 &* ones) & highs
-        return (x & highs) | aboveNine | belowZero == 0
+        return (x & highs) | aboveNine | belowZero
+    }
+
+    /// The first index from `k` on, up to `e`, whose byte is not an ASCII digit (`e` when there is
+    /// none): 8 bytes at a time while the `n` bytes at `h` have 8 more (timestamps, ids).
+    @inline(__always)
+    static func digitRunEnd(_ h: UnsafePointer<UInt8>, from k: Int, to e: Int, count n: Int) -> Int {
+        var k = k
+        while k < e, k + 8 <= n {
+            let other = nonDigitBytes(UnsafeRawPointer(h + k).loadUnaligned(as: UInt64.self))
+            if other != 0 { return min(e, k + other.trailingZeroBitCount / 8) }
+            k += 8
+        }
+        while k < e && h[k] &- 0x30 <= 9 { k += 1 }
+        return min(k, e)
     }
 
     /// The span scan's reading of a name-like word (what the scan does without calling it: ASCII
@@ -509,22 +526,23 @@ extension KnownValueMatcher {
     func nearCoordinate(_ p: UnsafeBufferPointer<UInt8>, dot: Int, _ loc: Coordinate) -> Range<Int>? {
         // A digit on each side, or no number (most dots are in names and versions).
         guard dot > 0, dot + 1 < p.count, p[dot - 1] &- 0x30 <= 9, p[dot + 1] &- 0x30 <= 9 else { return nil }
-        var s = dot
-        while s > 0, p[s - 1] >= 0x30, p[s - 1] <= 0x39 { s -= 1 }
-        if s > 0, p[s - 1] == 0x2D { s -= 1 }
-        var e = dot + 1
-        while e < p.count, p[e] >= 0x30, p[e] <= 0x39 { e += 1 }
         // parseDecimal needs 1 to 3 integer digits and a decimal; a value within 0.05 of the
         // latitude has an integer part within (|latitude| - 1.05, |latitude| + 0.05): numbers
-        // that cannot be are not parsed.
-        let intStart = p[s] == 0x2D ? s + 1 : s
-        // A coordinate counts with `minimumDecimals` decimals: a number written with fewer cannot
-        // be one (the walk reads the digits as written: other spans mark escapes that add some).
-        guard e - s >= 3, dot - intStart >= 1, dot - intStart <= 3, e - dot - 1 >= max(1, minimumDecimals) else { return nil }
+        // that cannot be are not parsed. The integer part is read first (at most 4 digits: more
+        // are no coordinate), the decimals only for one that may be.
+        var intStart = dot
+        while intStart > 0, dot - intStart < 4, p[intStart - 1] >= 0x30, p[intStart - 1] <= 0x39 { intStart -= 1 }
+        guard dot - intStart <= 3 else { return nil }
         var integer = 0
         for k in intStart..<dot { integer = integer * 10 + Int(p[k] - 0x30) }
         let m = Double(integer)
-        guard m > abs(loc.latitude) - 1.1 && m < abs(loc.latitude) + 0.1,
+        guard m > abs(loc.latitude) - 1.1 && m < abs(loc.latitude) + 0.1 else { return nil }
+        let s = intStart > 0 && p[intStart - 1] == 0x2D ? intStart - 1 : intStart
+        var e = dot + 1
+        while e < p.count, p[e] >= 0x30, p[e] <= 0x39 { e += 1 }
+        // A coordinate counts with `minimumDecimals` decimals: a number written with fewer cannot
+        // be one (the walk reads the digits as written: other spans mark escapes that add some).
+        guard e - s >= 3, e - dot - 1 >= max(1, minimumDecimals),
               let n = parseDecimal(UnsafeBufferPointer(rebasing: p[s..<e])) else { return nil }
         return abs(n.value - loc.latitude) < 0.05 ? s..<e : nil
     }
