@@ -58,6 +58,11 @@ import MouchardFlow
             // Base64 runs with and without upper case letters, padded or not, near the lengths that count.
             "abcdefghij==", "abcdefghijk=", "abcdefghi==", "abcdefghijkl&", "/abcdefghijklmnop/Qrstuvwxyz0123",
             "userId=1&sessionToken=ZGV2aWNl", "Abcdefghij==", "AbcdefghiJ=", "bHVjYXMuYmVybmFyZEBleGFtcGxlLm5ldA",
+            // Stretches of digits only as long as their hex run: fixed-point latitudes (the dev
+            // iOS profile's, 47.0864) with leading zeros up to 11 digits and beyond, timestamps;
+            // hex of text with an odd number of digits.
+            "t=4708640&", "t=0004708640&", "t=00004708640&", "t=000004708640&", "t=047086400,", "t=0470864000}",
+            "ts=1791186240814&", "ts=1791186240&", "6c756361732e6265726e617264406578616d706c652e6e65740",
         ]
         for kv in Self.matchers {
             for c in cases { same(kv, Array(c.utf8)) }

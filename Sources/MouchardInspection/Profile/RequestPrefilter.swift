@@ -284,9 +284,13 @@ extension KnownValueMatcher {
             let s = i - lanes.take(ended, 0)
             if base64Candidate(p, s, i), base64RunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
         }
+        // The hex run's length (0 when it is below its threshold).
+        var hexLength = 0
         if over & 0x8000_0000 != 0 {
-            let s = i - lanes.take(ended, 1)
-            if hexRunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
+            hexLength = lanes.take(ended, 1)
+            let s = i - hexLength
+            // An odd number of hex digits is never `hexText` (most are timestamps in milliseconds).
+            if hexLength % 2 == 0, hexRunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000_0000 != 0 {
             // A word with a byte that is not ASCII ended (the lane counts those bytes): it counts
@@ -299,8 +303,13 @@ extension KnownValueMatcher {
             if s < i, hasNamePartLength(i - s) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000_0000_0000 != 0 {
-            let s = i - lanes.take(ended, 3)
-            phoneStretchEnded(p, s, i, base: base, splitsAtSlash: lanes.context.splitsAtSlash, into: &out)
+            let length = lanes.take(ended, 3)
+            // A stretch as long as the hex run that ends with it is digits only (the bytes of
+            // both): it has no phone-like run (no separator), and no fixed-point coordinate when
+            // it is longer than 11 digits or there is no location (timestamps, ids).
+            if length != hexLength || (length <= 11 && location != nil) {
+                phoneStretchEnded(p, i - length, i, base: base, splitsAtSlash: lanes.context.splitsAtSlash, into: &out)
+            }
         }
         if check { checkByte(p, at: i, base: base, into: &out) }
     }
