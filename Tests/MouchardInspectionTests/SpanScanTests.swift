@@ -55,6 +55,14 @@ import MouchardFlow
             // bytes >= `A` glued on either side, other cases, bytes that are not ASCII.
             "x-lucas", "--lucas", "'lucas'", "-'Lucas-", "lucas_x", "_lucas", "lucasé", "élucas", "LuCaS", "1lucas2",
             "a'-lucas", "[lucas]", "lucas\\u00e9", "Léa Roux", "lea;roux", "ROUX", "Roux'", "hugo-lefevre", "ines\u{80}",
+            // Base64 runs with and without upper case letters, padded or not, near the lengths that count.
+            "abcdefghij==", "abcdefghijk=", "abcdefghi==", "abcdefghijkl&", "/abcdefghijklmnop/Qrstuvwxyz0123",
+            "userId=1&sessionToken=ZGV2aWNl", "Abcdefghij==", "AbcdefghiJ=", "bHVjYXMuYmVybmFyZEBleGFtcGxlLm5ldA",
+            // Stretches of digits only as long as their hex run: fixed-point latitudes (the dev
+            // iOS profile's, 47.0864) with leading zeros up to 11 digits and beyond, timestamps;
+            // hex of text with an odd number of digits.
+            "t=4708640&", "t=0004708640&", "t=00004708640&", "t=000004708640&", "t=047086400,", "t=0470864000}",
+            "ts=1791186240814&", "ts=1791186240&", "6c756361732e6265726e617264406578616d706c652e6e65740",
         ]
         for kv in Self.matchers {
             for c in cases { same(kv, Array(c.utf8)) }
@@ -86,6 +94,54 @@ import MouchardFlow
         #expect(kv.spans(parens[...]).isEmpty)
         same(kv, Array(String(repeating: "a", count: 70_000).utf8))
         same(kv, Array(String(repeating: "Ab1", count: 30_000).utf8))
+        // Base64 runs longer than a chunk of the scan, without an upper case letter, ended by
+        // `=` or by anything else, or with one upper case letter far from their start.
+        same(kv, Array((String(repeating: "a", count: 20_000) + "==").utf8))
+        same(kv, Array((String(repeating: "a", count: 20_000) + "&" + String(repeating: "b", count: 11) + "=").utf8))
+        same(kv, Array((String(repeating: "a1", count: 9_000) + "Q" + String(repeating: "b", count: 9_000) + "&").utf8))
+    }
+
+    /// The base64 lane of `spanLaneTable` calls for a check (`laneEvent`) at every run that may be
+    /// a candidate of the walk's (`base64Candidate`), never at a run without an upper case letter
+    /// that `=` does not end (such a run is never one), and keeps the run's length.
+    @Test func base64LaneFiresForEveryCandidateAndNotForLowerCaseRuns() {
+        let kv = Self.matchers[0]
+        var rng = SplitMix(seed: 0xB64)
+        let alphabet = Array("abcdefxyz0189AFQZ_-/+=&.\"".utf8)
+        let table = spanLaneTable
+        let bias = kv.spanLaneBias
+        var fired = 0, skipped = 0
+        for round in 0..<4000 {
+            let n = Int(rng.next() % 60)
+            // Mostly lower case letters in some rounds: long runs without an upper case letter.
+            let bytes: [UInt8] = (0..<n).map { _ in
+                round % 2 == 0 && rng.next() % 8 != 0 ? UInt8(0x61 + rng.next() % 26) : alphabet[Int(rng.next() % UInt64(alphabet.count))]
+            }
+            bytes.withUnsafeBufferPointer { p in
+                var runs: UInt64 = 0
+                for i in 0...n {
+                    let b = i < n ? Int(p[i]) : Int(UInt8(ascii: "&"))
+                    let keep = table[SpanLanes.keepEntry + b]
+                    let ended = runs & ~keep
+                    if !ByteCodecs.isBase64Byte(UInt8(b)) {
+                        // Lane 0 ends here: its run is `p[i - length..<i]`.
+                        let length = Int(ended & SpanLanes.base64Length)
+                        let s = i - length
+                        #expect(s >= 0 && (s == 0 || !ByteCodecs.isBase64Byte(p[s - 1])) && (s..<i).allSatisfy { ByteCodecs.isBase64Byte(p[$0]) })
+                        // What `scanSpans` and `laneEvent` do: an event at the byte (at the end, one for
+                        // the lanes at their threshold), and in it the base64 lane's test.
+                        let event = i == n ? (runs &+ bias) & SpanLanes.high != 0 : (runs &+ bias) & table[SpanLanes.stopEntry + b] != 0
+                        let fires = event && ((ended &+ bias) & 0x8000 != 0 || (i < n && b == 0x3D && UInt64(length) >= SpanLanes.base64Threshold))
+                        let upper = (s..<i).contains { p[$0] >= 0x41 && p[$0] <= 0x5A }
+                        if length > 0, kv.base64Candidate(p, s, i) { #expect(fires, "\(String(decoding: bytes, as: UTF8.self)) at \(i)") }
+                        if !upper && b != 0x3D { #expect(!fires) }
+                        if fires { fired += 1 } else if length >= 10 { skipped += 1 }
+                    }
+                    runs = (runs & keep) &+ table[SpanLanes.addEntry + b]
+                }
+            }
+        }
+        #expect(fired > 100 && skipped > 100)
     }
 
     @Test func phoneRunsAreThoseOfTheReferenceReading() {
@@ -185,6 +241,23 @@ struct SplitMix {
         }
     }
 
+    /// The end of a digit run, read 8 bytes at a time, is where a byte by byte reading stops,
+    /// whatever follows the run and wherever the bytes end.
+    @Test func digitRunsEndWhereByteByByteReadingStops() {
+        var rng = SplitMix(seed: 0xd2)
+        let edges: [UInt8] = [0x2F, 0x3A, 0x00, 0x7F, 0x80, 0xB9, 0xBA, 0xFF, 0x20, 0x2E]
+        for _ in 0..<5000 {
+            let n = Int(rng.next() % 40) + 1
+            let bytes = (0..<n).map { _ in rng.next() % 6 == 0 ? edges[Int(rng.next() % UInt64(edges.count))] : UInt8(0x30 + rng.next() % 10) }
+            let k = Int(rng.next() % UInt64(n)), e = k + Int(rng.next() % UInt64(n - k + 1))
+            var plain = k
+            while plain < e, bytes[plain] >= 0x30, bytes[plain] <= 0x39 { plain += 1 }
+            bytes.withUnsafeBufferPointer { p in
+                #expect(KnownValueMatcher.digitRunEnd(p.baseAddress!, from: k, to: e, count: n) == plain, "\(bytes) \(k) \(e)")
+            }
+        }
+    }
+
     @Test func numbersAroundADotAreReadAsParsed() {
         var rng = SplitMix(seed: 12)
         let alphabet = Array("0123456789..--x ".utf8)
@@ -192,6 +265,10 @@ struct SplitMix {
             guard let loc = kv.location else { continue }
             let near = Array(String(format: "%.4f %.3f -%.2f %.1f", loc.latitude, loc.longitude, loc.latitude, loc.longitude).utf8)
             var cases = [near]
+            // Integer parts with leading zeros, signs and too many digits around a near value.
+            for prefix in ["0", "00", "-0", "1", "x-", "--", "9"] {
+                cases.append(Array(String(format: "\(prefix)%.4f", abs(loc.latitude)).utf8))
+            }
             for _ in 0..<3000 { cases.append((0..<Int(rng.next() % 14)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }) }
             for bytes in cases {
                 for dot in bytes.indices where bytes[dot] == 0x2E {
@@ -228,5 +305,62 @@ struct SplitMix {
                 #expect(kv.base64Suspect(p, s, run.count) == kv.base64Suspect(run[s...]), "\(String(decoding: run[s...], as: UTF8.self))")
             }
         }
+    }
+}
+
+/// The checks of decoded runs only ask whether the decoded bytes have a span: their scan
+/// (`SpanContext.firstSpanOnly`) stops at the first one, and finds one exactly when the whole scan does.
+@Suite struct FirstSpanScanTests {
+    @Test func aScanForTheFirstSpanFindsOneExactlyWhenTheWholeScanDoes() throws {
+        let kv = SpanScanTests.matchers[0]
+        var rng = SplitMix(seed: 0xF1F5)
+        let alphabet = Array("0123456789abcdefxyzABCDEFXYZ+-/_.( )%\\'é@=&:,\"".utf8)
+        var cases: [[UInt8]] = (0..<600).map { _ in
+            (0..<Int(rng.next() % 120)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
+        }
+        // Spans late in long text, and several.
+        cases.append(Array((String(repeating: "nothing here, ", count: 40) + "lucas.bernard@example.net").utf8))
+        cases.append(Array("a\\u00e9 %41 lucas 47.0864 \u{1F}\u{8B}".utf8))
+        var withSpans = 0
+        for bytes in cases {
+            var whole: [Range<Int>] = [], first: [Range<Int>] = []
+            bytes.withUnsafeBufferPointer {
+                kv.scanSpans($0, base: 0, context: SpanContext(splitsAtSlash: false, depth: 1), into: &whole)
+                kv.scanSpans($0, base: 0, context: SpanContext(splitsAtSlash: false, depth: 1, firstSpanOnly: true), into: &first)
+            }
+            #expect(first.isEmpty == whole.isEmpty, "\(String(decoding: bytes, as: UTF8.self))")
+            #expect(first.allSatisfy { whole.contains($0) })
+            if !whole.isEmpty { withSpans += 1 }
+        }
+        #expect(withSpans > 50)
+    }
+}
+
+/// The stretch lane's threshold with a location (`SpanLanes.shortestFixedPointCoordinate`): no
+/// run of fewer digits is a fixed-point coordinate near the latitude, and runs of 6 digits go
+/// unread where the latitude needs 7.
+@Suite struct FixedPointCoordinateLengthTests {
+    @Test(arguments: [0, 0.04, 0.06, 1.5, 9.9, 10.0, 10.04, 10.05, 10.06, 43.6019, 47.0864, -47.0864, 89.99, -90])
+    func noShorterRunIsNearTheLatitude(latitude: Double) {
+        let kv = SpanScanTests.matchers[0]
+        let loc = Coordinate(latitude: latitude, longitude: 0)
+        let shortest = SpanLanes.shortestFixedPointCoordinate(latitude: latitude)
+        #expect(shortest >= 6 && shortest <= 11)
+        // The largest values of 6 digits or more with fewer digits than that (the near ones form
+        // one interval per scale; shorter runs are not read).
+        var limit = 1
+        for _ in 1..<shortest { limit *= 10 }
+        let nearShorter = (max(100_000, limit - 20_000)..<max(100_000, limit)).first { kv.nearScaled(Double($0), loc) }
+        #expect(nearShorter == nil)
+        // The lane reads runs of that length whose value is near.
+        let near = (Int((abs(latitude) * 1e5).rounded()))
+        if abs(latitude) >= 0.1 { #expect(kv.nearScaled(Double(near), loc) && String(near).count >= shortest) }
+    }
+
+    @Test func latitudesFromTenOnNeedSevenDigits() {
+        #expect(SpanLanes.shortestFixedPointCoordinate(latitude: 47.0864) == 7)
+        #expect(SpanLanes.shortestFixedPointCoordinate(latitude: -43.6019) == 7)
+        #expect(SpanLanes.shortestFixedPointCoordinate(latitude: 9.9) == 6)
+        #expect(SpanLanes.shortestFixedPointCoordinate(latitude: .nan) == 6)
     }
 }

@@ -6,6 +6,9 @@ import MouchardWire
 struct SpanContext {
     var splitsAtSlash: Bool
     var depth: Int
+    /// Only whether there is a span is asked (the checks of decoded runs): the scan stops at
+    /// the first one it finds.
+    var firstSpanOnly = false
 
     /// A request target (`/path?query`).
     static let target = SpanContext(splitsAtSlash: true, depth: 0)
@@ -15,7 +18,7 @@ struct SpanContext {
     static let maxDecodeDepth = 3
 
     /// The bytes a run of these decodes to.
-    var decoded: SpanContext { SpanContext(splitsAtSlash: false, depth: depth + 1) }
+    var decoded: SpanContext { SpanContext(splitsAtSlash: false, depth: depth + 1, firstSpanOnly: true) }
 }
 
 /// A base64 or hex run whose decoded bytes could hold nothing the walk finds is not a span: the

@@ -155,7 +155,7 @@ public struct KnownValueMatcher: Sendable {
                              namePartHashes: parts.keys.map { fnv1a($0.utf8) })
         self.location = profile.location
         self.spanLaneBias = SpanLanes.bias(namePartLengthBits: namePartLengthBits, namePartLengths: lengths.isEmpty ? 0 : 1,
-                                           coordinates: profile.location != nil, phones: !b.phoneDigits.isEmpty)
+                                           latitude: profile.location?.latitude, phones: !b.phoneDigits.isEmpty)
     }
 
     public var patternCount: Int { targets.count }

@@ -186,12 +186,14 @@ extension KnownValueMatcher {
     /// and four run lengths move at once, packed in one 64-bit word (`SpanLanes`): base64-alphabet
     /// run, hex run, name-like word, stretch of digits and phone separators. A byte's entries in
     /// `spanLaneTable` keep the lanes it continues (+1) and clear the others; one test per byte
-    /// tells whether a lane that the byte ends was long enough to look at (base64 ≥ 10, 12 with
-    /// padding, hex ≥ 8, a word with a byte that is not ASCII, digits and separators ≥ 6 or 9), or
+    /// tells whether a lane that the byte ends was long enough to look at (base64 ≥ 10 with an
+    /// upper case letter or before `=`, hex ≥ 8, a word with a byte that is not ASCII, digits and
+    /// separators ≥ 9 or the shortest fixed-point coordinate, see `SpanLanes.bias`), or
     /// whether the byte needs a check of its own (`\`, `%`, `.`, the second byte of compression
     /// magic). Only then does `laneEvent` run the checks of the separate scans this pass
     /// replaces, on the run that ended: the spans are the same (`SpanScanTests` compares them
-    /// with a plain reference scan).
+    /// with a plain reference scan). With `context.firstSpanOnly` (checks of decoded runs, which
+    /// only ask whether there is a span; `out` empty) it returns at the first byte that adds one.
     func scanSpans(_ p: UnsafeBufferPointer<UInt8>, base: Int, context: SpanContext, into out: inout [Range<Int>]) {
         guard let h = p.baseAddress else { return }
         let n = p.count
@@ -224,6 +226,7 @@ extension KnownValueMatcher {
                 if state >= accepting { matched(state, endingAt: i, h, count: n, base: base, into: &out) }
                 let check = table[SpanLanes.stopEntry + b] == SpanLanes.checkStop
                 if (ended &+ bias) & SpanLanes.high != 0 || check { laneEvent(ended: ended, check: check, at: i, &lanes, into: &out) }
+                if context.firstSpanOnly, !out.isEmpty { return }
                 i += 1
             }
             if i < n { runs = lanes.rebase(runs) }
@@ -276,13 +279,18 @@ extension KnownValueMatcher {
         let p = lanes.p, base = lanes.base
         // The lanes whose run reached its threshold (a lane with an `extra` always has).
         let over = (ended &+ lanes.bias) & SpanLanes.high
-        if over & 0x8000 != 0 {
+        // A base64 run with an upper case letter, or one that `=` ends (see `SpanLanes`).
+        if over & 0x8000 != 0 || (i < p.count && p[i] == 0x3D && ended & SpanLanes.base64Length >= SpanLanes.base64Threshold) {
             let s = i - lanes.take(ended, 0)
             if base64Candidate(p, s, i), base64RunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
         }
+        // The hex run's length (0 when it is below its threshold).
+        var hexLength = 0
         if over & 0x8000_0000 != 0 {
-            let s = i - lanes.take(ended, 1)
-            if hexRunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
+            hexLength = lanes.take(ended, 1)
+            let s = i - hexLength
+            // An odd number of hex digits is never `hexText` (most are timestamps in milliseconds).
+            if hexLength % 2 == 0, hexRunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000_0000 != 0 {
             // A word with a byte that is not ASCII ended (the lane counts those bytes): it counts
@@ -295,8 +303,13 @@ extension KnownValueMatcher {
             if s < i, hasNamePartLength(i - s) { out.appendSpan((base + s)..<(base + i)) }
         }
         if over & 0x8000_0000_0000_0000 != 0 {
-            let s = i - lanes.take(ended, 3)
-            phoneStretchEnded(p, s, i, base: base, splitsAtSlash: lanes.context.splitsAtSlash, into: &out)
+            let length = lanes.take(ended, 3)
+            // A stretch as long as the hex run that ends with it is digits only (the bytes of
+            // both): it has no phone-like run (no separator), and no fixed-point coordinate when
+            // it is longer than 11 digits or there is no location (timestamps, ids).
+            if length != hexLength || (length <= 11 && location != nil) {
+                phoneStretchEnded(p, i - length, i, base: base, splitsAtSlash: lanes.context.splitsAtSlash, into: &out)
+            }
         }
         if check { checkByte(p, at: i, base: base, into: &out) }
     }
@@ -365,10 +378,7 @@ extension KnownValueMatcher {
         while k < e {
             guard h[k] &- 0x30 <= 9 else { k += 1; continue }
             let d = k
-            k += 1
-            // 8 digits at a time (timestamps, ids), then one by one.
-            while k + 8 <= e, Self.allDigits(UnsafeRawPointer(h + k).loadUnaligned(as: UInt64.self)) { k += 8 }
-            while k < e && h[k] &- 0x30 <= 9 { k += 1 }
+            k = Self.digitRunEnd(h, from: k + 1, to: e, count: p.count)
             digits += k - d
             if k - d >= 6, k - d <= 11, let loc {
                 var v = 0
@@ -398,11 +408,31 @@ extension KnownValueMatcher {
     /// 0x46 sets the high bit), none is below `0` (taking 0x30 from it with the high bit set
     /// clears the high bit).
     @inline(__always)
-    static func allDigits(_ x: UInt64) -> Bool {
+    static func allDigits(_ x: UInt64) -> Bool { nonDigitBytes(x) == 0 }
+
+    /// The high bit of the first byte of `x` (in memory order) that is not an ASCII digit, and of
+    /// no byte before it (bytes after it may have theirs or not: a carry from it may reach them);
+    /// 0 when all eight are digits (see `allDigits`).
+    @inline(__always)
+    static func nonDigitBytes(_ x: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         let aboveNine = (x &+ 0x46 &* ones) & highs
         let belowZero = ~((x | highs) &- 0x30 &* ones) & highs
-        return (x & highs) | aboveNine | belowZero == 0
+        return (x & highs) | aboveNine | belowZero
+    }
+
+    /// The first index from `k` on, up to `e`, whose byte is not an ASCII digit (`e` when there is
+    /// none): 8 bytes at a time while the `n` bytes at `h` have 8 more (timestamps, ids).
+    @inline(__always)
+    static func digitRunEnd(_ h: UnsafePointer<UInt8>, from k: Int, to e: Int, count n: Int) -> Int {
+        var k = k
+        while k < e, k + 8 <= n {
+            let other = nonDigitBytes(UnsafeRawPointer(h + k).loadUnaligned(as: UInt64.self))
+            if other != 0 { return min(e, k + other.trailingZeroBitCount / 8) }
+            k += 8
+        }
+        while k < e && h[k] &- 0x30 <= 9 { k += 1 }
+        return min(k, e)
     }
 
     /// The span scan's reading of a name-like word (what the scan does without calling it: ASCII
@@ -505,22 +535,23 @@ extension KnownValueMatcher {
     func nearCoordinate(_ p: UnsafeBufferPointer<UInt8>, dot: Int, _ loc: Coordinate) -> Range<Int>? {
         // A digit on each side, or no number (most dots are in names and versions).
         guard dot > 0, dot + 1 < p.count, p[dot - 1] &- 0x30 <= 9, p[dot + 1] &- 0x30 <= 9 else { return nil }
-        var s = dot
-        while s > 0, p[s - 1] >= 0x30, p[s - 1] <= 0x39 { s -= 1 }
-        if s > 0, p[s - 1] == 0x2D { s -= 1 }
-        var e = dot + 1
-        while e < p.count, p[e] >= 0x30, p[e] <= 0x39 { e += 1 }
         // parseDecimal needs 1 to 3 integer digits and a decimal; a value within 0.05 of the
         // latitude has an integer part within (|latitude| - 1.05, |latitude| + 0.05): numbers
-        // that cannot be are not parsed.
-        let intStart = p[s] == 0x2D ? s + 1 : s
-        // A coordinate counts with `minimumDecimals` decimals: a number written with fewer cannot
-        // be one (the walk reads the digits as written: other spans mark escapes that add some).
-        guard e - s >= 3, dot - intStart >= 1, dot - intStart <= 3, e - dot - 1 >= max(1, minimumDecimals) else { return nil }
+        // that cannot be are not parsed. The integer part is read first (at most 4 digits: more
+        // are no coordinate), the decimals only for one that may be.
+        var intStart = dot
+        while intStart > 0, dot - intStart < 4, p[intStart - 1] >= 0x30, p[intStart - 1] <= 0x39 { intStart -= 1 }
+        guard dot - intStart <= 3 else { return nil }
         var integer = 0
         for k in intStart..<dot { integer = integer * 10 + Int(p[k] - 0x30) }
         let m = Double(integer)
-        guard m > abs(loc.latitude) - 1.1 && m < abs(loc.latitude) + 0.1,
+        guard m > abs(loc.latitude) - 1.1 && m < abs(loc.latitude) + 0.1 else { return nil }
+        let s = intStart > 0 && p[intStart - 1] == 0x2D ? intStart - 1 : intStart
+        var e = dot + 1
+        while e < p.count, p[e] >= 0x30, p[e] <= 0x39 { e += 1 }
+        // A coordinate counts with `minimumDecimals` decimals: a number written with fewer cannot
+        // be one (the walk reads the digits as written: other spans mark escapes that add some).
+        guard e - s >= 3, e - dot - 1 >= max(1, minimumDecimals),
               let n = parseDecimal(UnsafeBufferPointer(rebasing: p[s..<e])) else { return nil }
         return abs(n.value - loc.latitude) < 0.05 ? s..<e : nil
     }
@@ -544,6 +575,16 @@ extension KnownValueMatcher {
 /// lane: they are read in the stretch that holds them, when it ends.
 /// Lanes stay below 0x8000, so a lane's length ≥ its threshold T shows as the lane's top bit of
 /// `ended + bias` (bias 0x8000 − T; 0 for a lane nobody looks at).
+///
+/// The base64 lane is read only when its run may be a candidate of the walk's (`base64Candidate`):
+/// one holding an upper case letter (`base64Suspect` needs one), or one that `=` ends (padding).
+/// Most long runs are neither (paths, snake_case keys in lower case): they end with no event. So
+/// lane 0 keeps its length below 0x4000 (`base64Length`) and bit 14 (`base64Upper`) says the run
+/// holds an upper case letter (an upper case byte clears it in `keep` and adds it back in `add`).
+/// Its bias is 0x4000 − 10: bit 15 of `ended + bias` is set exactly for a run of 10 or more with
+/// an upper case letter, and bit 14 for one of 10 or more without (and for a shorter one with:
+/// `laneEvent` reads the length again); `=` tests both bits, every other byte that ends the run
+/// bit 15 only.
 struct SpanLanes {
     static let ones: UInt64 = 0x0001_0001_0001_0001
     static let high: UInt64 = 0x8000_8000_8000_8000
@@ -552,7 +593,11 @@ struct SpanLanes {
     /// The stop entry of a byte with a check of its own: every test of it fires.
     static let checkStop: UInt64 = ~0
     /// Bytes per chunk: a lane grows by at most this much between two `rebase`s.
-    static let chunk = 0x4000
+    static let chunk = 0x2000
+    /// Lane 0's length bits, and its bit for a run holding an upper case letter.
+    static let base64Length: UInt64 = 0x3FFF, base64Upper: UInt64 = 0x4000
+    /// The shortest base64 run that may be a candidate (12 bytes with two bytes of padding).
+    static let base64Threshold: UInt64 = 10
 
     let p: UnsafeBufferPointer<UInt8>
     let base: Int
@@ -574,28 +619,46 @@ struct SpanLanes {
     }
 
     /// The lanes' bias for a profile: `namePartLengthBits` as in `KnownValueMatcher`,
-    /// `namePartLengths` 0 without name parts.
-    static func bias(namePartLengthBits bits: UInt64, namePartLengths: Int, coordinates: Bool, phones: Bool) -> UInt64 {
+    /// `namePartLengths` 0 without name parts, `latitude` the profile location's.
+    static func bias(namePartLengthBits bits: UInt64, namePartLengths: Int, latitude: Double?, phones: Bool) -> UInt64 {
         func lane(_ threshold: Int?, _ k: UInt64) -> UInt64 {
             guard let threshold else { return 0 }
             return UInt64(0x8000 - min(max(threshold, 1), 0xFF)) << (16 * k)
         }
         // One byte that is not ASCII in a word (ASCII words are matched as patterns).
         let shortestPart: Int? = bits != 0 || namePartLengths != 0 ? 1 : nil
-        let stretch: Int? = coordinates ? 6 : phones ? 9 : nil
-        return lane(10, 0) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
+        // A stretch is read for its phone-like runs (8 digits and a separator) and its
+        // fixed-point coordinates (`phoneStretchEnded`).
+        let stretch = [phones ? 9 : nil, latitude.map(shortestFixedPointCoordinate(latitude:))].compactMap { $0 }.min()
+        return (base64Upper - base64Threshold) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
     }
 
-    /// A lane that has grown past 0x4000 is set back to 0x100 (still above every threshold),
-    /// the difference kept in `extra`.
+    /// The fewest digits of a run that `phoneStretchEnded` reads as fixed-point degrees near
+    /// `latitude` (runs of 6 to 11 digits, `nearScaled`): such a run's value is above
+    /// (|latitude| − 0.05) × 10^5 (the smallest scale), less 2 for rounding, and has at least that
+    /// number's digits (more with leading zeros). 7 for latitudes from 10.05° on.
+    static func shortestFixedPointCoordinate(latitude: Double) -> Int {
+        let smallest = (abs(latitude) - 0.05) * 1e5 - 2
+        var digits = 1
+        var bound = 10.0
+        while bound <= smallest, digits < 11 {
+            digits += 1
+            bound *= 10
+        }
+        return max(6, digits)
+    }
+
+    /// A lane that has grown past 0x2000 is set back to 0x100 (still above every threshold),
+    /// the difference kept in `extra` (lanes stay below 0x4000). Lane 0 gets its upper case bit
+    /// too: its run then ends with an event whatever ends it, which takes the `extra`.
     @inline(__always)
     mutating func rebase(_ runs: UInt64) -> UInt64 {
         var runs = runs
         for k: UInt64 in 0..<4 {
-            let v = (runs >> (16 * k)) & 0xFFFF
-            if v >= 0x4000 {
+            let v = (runs >> (16 * k)) & (k == 0 ? Self.base64Length : 0xFFFF)
+            if v >= 0x2000 {
                 add(v - 0x100, to: k)
-                runs = runs & ~(0xFFFF << (16 * k)) | (0x100 << (16 * k))
+                runs = runs & ~(0xFFFF << (16 * k)) | ((k == 0 ? Self.base64Upper | 0x100 : 0x100) << (16 * k))
             }
         }
         return runs
@@ -614,7 +677,7 @@ struct SpanLanes {
     /// Length of lane `k`'s run that `ended` holds, and no extra any more for that lane.
     @inline(__always)
     mutating func take(_ ended: UInt64, _ k: UInt64) -> Int {
-        let v = (ended >> (16 * k)) & 0xFFFF
+        let v = (ended >> (16 * k)) & (k == 0 ? Self.base64Length : 0xFFFF)
         return extended ? Int(v) + takeExtra(k) : Int(v)
     }
 
@@ -632,9 +695,10 @@ struct SpanLanes {
 }
 
 /// Per byte, three entries of `SpanLanes` words (at `keepEntry + byte`, `addEntry + byte`,
-/// `stopEntry + byte`): keep, 0x7FFF in each lane the byte continues; add, 1 in those lanes;
+/// `stopEntry + byte`): keep, 0x7FFF in each lane the byte continues; add, 1 in those lanes
+/// (lane 0: an upper case letter keeps 0x3FFF and adds 0x4001, see `SpanLanes`);
 /// stop, 0x8000 in each lane the byte ends (the bit a lane at its threshold has after the
-/// bias), all ones (`checkStop`) for a byte with a check of its own (`\`, `%`, `.`, compression
+/// bias; 0xC000 in lane 0 for `=`), all ones (`checkStop`) for a byte with a check of its own (`\`, `%`, `.`, compression
 /// magic), so that `(runs + bias) & stop` is not 0 exactly when the byte has something to do
 /// (`runs + bias` never is 0: lane 0's bias is not). In memory that is never freed (a pointer,
 /// not an array: no retain or bounds check in the scan loop). Written once, before first use,
@@ -643,19 +707,23 @@ nonisolated(unsafe) let spanLaneTable: UnsafePointer<UInt64> = {
     let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 3 * 256)
     for v in 0..<256 {
         let b = UInt8(v)
-        var keep: UInt64 = 0
-        if ByteCodecs.isBase64Byte(b) { keep |= 0x7FFF }
-        if hexNibble(b) != nil { keep |= 0x7FFF << 16 }
-        if b >= 0x41 || b == 0x2D || b == 0x27 { keep |= 0x7FFF << 32 }
+        // The lanes the byte continues (0x7FFF in each).
+        var continued: UInt64 = 0
+        if ByteCodecs.isBase64Byte(b) { continued |= 0x7FFF }
+        if hexNibble(b) != nil { continued |= 0x7FFF << 16 }
+        if b >= 0x41 || b == 0x2D || b == 0x27 { continued |= 0x7FFF << 32 }
         if (b >= 0x30 && b <= 0x39) || b == 0x20 || b == 0x2D || b == 0x2E || b == 0x28 || b == 0x29 || b == 0x2F || b == 0x2B {
-            keep |= 0x7FFF << 48
+            continued |= 0x7FFF << 48
         }
         let check = b == 0x5C || b == 0x25 || b == 0x2E || b == 0x8B || b == 0x01 || b == 0x5E || b == 0x9C || b == 0xDA
-        table[SpanLanes.keepEntry + v] = keep
+        let upper = b >= 0x41 && b <= 0x5A
+        // An upper case letter sets lane 0's bit 14: cleared by keep, added back with the length.
+        table[SpanLanes.keepEntry + v] = upper ? continued & ~SpanLanes.base64Upper : continued
         // Lane 2 counts a word's bytes that are not ASCII.
-        table[SpanLanes.addEntry + v] = keep & SpanLanes.ones & (b >= 0x80 ? ~0 : ~(1 << 32))
+        table[SpanLanes.addEntry + v] = continued & SpanLanes.ones & (b >= 0x80 ? ~0 : ~(1 << 32)) | (upper ? SpanLanes.base64Upper : 0)
         // A hex run that a glue byte ends is no whole value (`hexRunMatters`): no event for it.
-        let ended = ~(keep << 1) & SpanLanes.high & (isHexGlue(b) ? ~(0x8000 << 16) : ~0)
+        // `=` ends a base64 run that may be a padded candidate with or without upper case letters.
+        let ended = ~(continued << 1) & SpanLanes.high & (isHexGlue(b) ? ~(0x8000 << 16) : ~0) | (b == 0x3D ? 0x4000 : 0)
         table[SpanLanes.stopEntry + v] = check ? SpanLanes.checkStop : ended
     }
     return UnsafePointer(table)
