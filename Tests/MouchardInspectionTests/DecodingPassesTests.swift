@@ -45,7 +45,8 @@ struct DecodingPassesTests {
     }
 
     @Test func leafShapeAnswersAsThePlainRules() {
-        let inputs = Self.crafted.map { Array($0.utf8) } + samples(Array("ab1=&%.4F [ ]\n$_-=".utf8)) + samples(Array("a=&%.".utf8), maxLength: 70)
+        let inputs = Self.crafted.map { Array($0.utf8) } + samples(Array("ab1=&%.4F [ ]\n$_-=".utf8))
+            + samples(Array("aZ@[`.=".utf8), maxLength: 20) + samples(Array("a=&%.".utf8), maxLength: 70)
         for bytes in inputs {
             // Also as a slice that does not start at 0, as the walker passes them.
             let padded = [0x7C] + bytes
@@ -54,6 +55,7 @@ struct DecodingPassesTests {
                 #expect(shape.looksLikeForm == referenceLooksLikeForm(slice), "\(bytes)")
                 #expect(shape.hasPercentEscape == referenceHasPercentEscape(slice), "\(bytes)")
                 #expect(shape.hasDot == slice.contains(0x2E), "\(bytes)")
+                #expect(shape.hasUppercaseOrEquals == ByteSearch.containsUppercase(or: 0x3D, in: slice), "\(bytes)")
             }
         }
     }

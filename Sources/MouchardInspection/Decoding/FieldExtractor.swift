@@ -681,7 +681,8 @@ struct FieldWalker {
             walkForm(trimmed, prefix: "", origin: origin, depth: depth + 1)
         }
         tryHex(trimmed, origin, depth: depth)
-        tryBase64(trimmed, origin, depth: depth)
+        // A run is a base64 candidate only when padded or holding an upper-case letter.
+        if shape.hasUppercaseOrEquals { tryBase64(trimmed, origin, depth: depth) }
     }
 
     mutating func tryHex(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
@@ -695,12 +696,12 @@ struct FieldWalker {
     }
 
     /// Base64 / base64url: the whole value, or runs of the alphabet inside it (JWT segments,
-    /// `Basic …`, `email:ts` tokens).
+    /// `Basic …`, `email:ts` tokens). A run is a candidate only when padded or holding an
+    /// upper-case letter: `leaf` calls this only for values holding one or the other (its
+    /// `LeafShape` tells, in the pass it makes anyway).
     mutating func tryBase64(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
-        // No run can be long enough in a shorter value, and a run is a candidate only when padded
-        // or holding an upper-case letter.
-        guard bytes.count >= config.minBase64Length,
-              ByteSearch.containsUppercase(or: UInt8(ascii: "="), in: bytes) else { return }
+        // No run can be long enough in a shorter value.
+        guard bytes.count >= config.minBase64Length else { return }
         var i = bytes.startIndex
         var tried = 0
         // The origin of what the runs decode to: the same for every run, built for the first.
