@@ -45,7 +45,8 @@ struct DecodingPassesTests {
     }
 
     @Test func leafShapeAnswersAsThePlainRules() {
-        let inputs = Self.crafted.map { Array($0.utf8) } + samples(Array("ab1=&%.4F [ ]\n$_-=".utf8)) + samples(Array("a=&%.".utf8), maxLength: 70)
+        let inputs = Self.crafted.map { Array($0.utf8) } + samples(Array("ab1=&%.4F [ ]\n$_-=".utf8))
+            + samples(Array("aZ@[`.=".utf8), maxLength: 20) + samples(Array("a=&%.".utf8), maxLength: 70)
         for bytes in inputs {
             // Also as a slice that does not start at 0, as the walker passes them.
             let padded = [0x7C] + bytes
@@ -54,6 +55,7 @@ struct DecodingPassesTests {
                 #expect(shape.looksLikeForm == referenceLooksLikeForm(slice), "\(bytes)")
                 #expect(shape.hasPercentEscape == referenceHasPercentEscape(slice), "\(bytes)")
                 #expect(shape.hasDot == slice.contains(0x2E), "\(bytes)")
+                #expect(shape.hasUppercaseOrEquals == ByteSearch.containsUppercase(or: 0x3D, in: slice), "\(bytes)")
             }
         }
     }
@@ -134,6 +136,55 @@ struct DecodingPassesTests {
         #expect(!ContentTypeWords("application/json").readsProtobufFirst)
         #expect(ContentTypeWords(ContentTypeWords.multipartWord + "form-data; boundary=b").multipart)
         #expect(!ContentTypeWords("text/plain").multipart)
+    }
+
+    /// `FieldWalker.numbersInString`'s numbers as it read them before its digit-dot-digit pre-check.
+    func referenceNumbersInString(_ p: [UInt8]) -> [Double] {
+        guard p.count >= 7, p.count <= 200, let dot = p.firstIndex(of: 0x2E), p[(dot + 1)...].contains(0x2E) else { return [] }
+        func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+        var members: [Double] = []
+        var i = 0
+        while i < p.count, members.count < 8 {
+            let b = p[i]
+            if !(isDigit(b) || (b == 0x2D && i + 1 < p.count && isDigit(p[i + 1]))) { i += 1; continue }
+            if i > 0, isASCIIAlnum(p[i - 1]) || p[i - 1] == 0x2E {
+                i += 1
+                while i < p.count, isASCIIAlnum(p[i]) || p[i] == 0x2E { i += 1 }
+                continue
+            }
+            var j = i + 1
+            while j < p.count, isDigit(p[j]) || p[j] == 0x2E { j += 1 }
+            if j < p.count, isASCIIAlnum(p[j]) { i = j; continue }
+            if let n = parseDecimal(p[i..<j]) { members.append(n.value) }
+            i = j
+        }
+        return members.count >= 2 ? members : []
+    }
+
+    /// The numbers read inside one string are the ones the plain read finds.
+    @Test func numbersInStringAsThePlainRead() {
+        let inputs = samples(Array("0123456789..-, a:".utf8), count: 4000, maxLength: 30)
+            + samples(Array("12.,-x".utf8), count: 2000, maxLength: 16)
+        // Strings of decimals and what may sit around them.
+        let pieces = ["47.08", "-2.39", "0.5", "12.3456", "1.2.3", "v1.2", "a", ",", " ", ";", ":", "-", ".", "7", "x9.9"]
+        var state: UInt64 = 0x1234_5678_9ABC_DEF1
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(truncatingIfNeeded: state >> 33)
+        }
+        let joined = (0..<4000).map { _ in Array((0..<(next() % 9)).map { _ in pieces[next() % pieces.count] }.joined().utf8) }
+        var groups = 0
+        for bytes in inputs + joined {
+            var walker = FieldWalker(config: FieldExtractor())
+            let padded = [0x7C] + bytes
+            walker.numbersInString(padded[1...], FieldOrigin(location: "x"))
+            let found = walker.result.groups.first?.members.map(\.value) ?? []
+            #expect(found == referenceNumbersInString(bytes), "\(bytes)")
+            #expect(walker.result.groups.count <= 1)
+            groups += walker.result.groups.count
+        }
+        // The samples hold groups to find, not only values turned away.
+        #expect(groups >= 100)
     }
 
     /// `ByteSearch`'s eight-bytes-at-a-time answers are the byte-by-byte ones.

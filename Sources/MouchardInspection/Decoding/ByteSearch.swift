@@ -60,7 +60,7 @@ enum ByteSearch {
     /// The high bit of each byte of `w` that is an ASCII upper-case letter: per byte on its low
     /// seven bits (no carry leaves a byte), at least `A`, not past `Z`, and an ASCII byte (high bit clear).
     @inline(__always)
-    private static func uppercase(_ w: UInt64) -> UInt64 {
+    static func uppercase(_ w: UInt64) -> UInt64 {
         let low = w & ~highs
         let atLeastA = low &+ ones &* (0x80 - 0x41)
         let pastZ = low &+ ones &* (0x80 - 0x5B)

@@ -681,7 +681,8 @@ struct FieldWalker {
             walkForm(trimmed, prefix: "", origin: origin, depth: depth + 1)
         }
         tryHex(trimmed, origin, depth: depth)
-        tryBase64(trimmed, origin, depth: depth)
+        // A run is a base64 candidate only when padded or holding an upper-case letter.
+        if shape.hasUppercaseOrEquals { tryBase64(trimmed, origin, depth: depth) }
     }
 
     mutating func tryHex(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
@@ -695,12 +696,12 @@ struct FieldWalker {
     }
 
     /// Base64 / base64url: the whole value, or runs of the alphabet inside it (JWT segments,
-    /// `Basic …`, `email:ts` tokens).
+    /// `Basic …`, `email:ts` tokens). A run is a candidate only when padded or holding an
+    /// upper-case letter: `leaf` calls this only for values holding one or the other (its
+    /// `LeafShape` tells, in the pass it makes anyway).
     mutating func tryBase64(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin, depth: Int) {
-        // No run can be long enough in a shorter value, and a run is a candidate only when padded
-        // or holding an upper-case letter.
-        guard bytes.count >= config.minBase64Length,
-              ByteSearch.containsUppercase(or: UInt8(ascii: "="), in: bytes) else { return }
+        // No run can be long enough in a shorter value.
+        guard bytes.count >= config.minBase64Length else { return }
         var i = bytes.startIndex
         var tried = 0
         // The origin of what the runs decode to: the same for every run, built for the first.
@@ -770,10 +771,18 @@ struct FieldWalker {
         guard bytes.count >= 7, bytes.count <= 200 else { return }
         var members: [NumberGroup.Member] = []
         bytes.withUnsafeBufferPointer { p in
-            // Every number `parseDecimal` reads has a `.`: a group of two needs two of them.
-            guard let dot = p.firstIndex(of: 0x2E), p[(dot + 1)...].contains(0x2E) else { return }
             @inline(__always) func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
             let end = p.count
+            // Every number `parseDecimal` reads holds a digit, a `.` and a digit in a row: a group
+            // of two needs two such dots (most dotted values, host names and versions, have
+            // none or one, and are turned away before the number-by-number read).
+            var digitDots = 0
+            var d = 1
+            while d + 1 < end, digitDots < 2 {
+                if p[d] == 0x2E, isDigit(p[d - 1]), isDigit(p[d + 1]) { digitDots += 1 }
+                d += 1
+            }
+            guard digitDots == 2 else { return }
             var i = 0
             while i < end, members.count < 8 {
                 let b = p[i]
@@ -804,12 +813,13 @@ struct FieldWalker {
     func inflateByMagic(_ bytes: ArraySlice<UInt8>) -> ([UInt8], String)? {
         guard bytes.count >= 10 else { return nil }
         let b0 = bytes[bytes.startIndex], b1 = bytes[bytes.startIndex + 1]
+        // Nearly every value starts otherwise: told before the decoder is made.
+        let gzip = b0 == 0x1F && b1 == 0x8B
+        let zlib = b0 == 0x78 && (b1 == 0x01 || b1 == 0x5E || b1 == 0x9C || b1 == 0xDA) && (UInt16(b0) << 8 | UInt16(b1)) % 31 == 0
+        guard gzip || zlib else { return nil }
         let decoder = ContentDecoder(limit: config.maxDecodedBytes)
-        if b0 == 0x1F, b1 == 0x8B, let out = try? decoder.gunzip(Array(bytes)) { return (out, "gzip") }
-        if b0 == 0x78, b1 == 0x01 || b1 == 0x5E || b1 == 0x9C || b1 == 0xDA, (UInt16(b0) << 8 | UInt16(b1)) % 31 == 0,
-           let out = try? decoder.inflate(Array(bytes)) {
-            return (out, "deflate")
-        }
+        if gzip, let out = try? decoder.gunzip(Array(bytes)) { return (out, "gzip") }
+        if zlib, let out = try? decoder.inflate(Array(bytes)) { return (out, "deflate") }
         return nil
     }
 

@@ -14,13 +14,21 @@ extension FieldWalker {
     mutating func walkJSON(_ json: JSONSkimmer, _ index: Int, path: String, key: String, parentKey: String,
                            origin: FieldOrigin, topLevel: Bool, depth: Int, spans: [Range<Int>]?, end: Int) {
         var cursor = spans.map { SpanCursor($0) }
-        walkJSON(json, index, path: path, key: key, parentKey: parentKey, origin: origin, topLevel: topLevel, depth: depth,
-                 spans: &cursor, end: end)
+        // The path is written in a buffer on the stack (most paths fit).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { memory in
+            var buffer = JSONPathBuffer(memory: memory)
+            buffer.append(path)
+            walkJSON(json, index, path: &buffer, key: key, parentKey: parentKey, origin: origin, topLevel: topLevel, depth: depth,
+                     spans: &cursor, end: end)
+            buffer.freeOwnMemory()
+        }
     }
 
     /// `walkJSON` with its spans read through one cursor for the whole walk (values are visited in
-    /// the order of their bytes).
-    private mutating func walkJSON(_ json: JSONSkimmer, _ index: Int, path: String, key: String, parentKey: String,
+    /// the order of their bytes), and its path written in `path`: a member's or an item's path is
+    /// written after the container's for as long as the value is walked, and made text only for
+    /// what is found (a nested container's own path is not, unless its numbers form a group).
+    private mutating func walkJSON(_ json: JSONSkimmer, _ index: Int, path: inout JSONPathBuffer, key: String, parentKey: String,
                                    origin: FieldOrigin, topLevel: Bool, depth: Int, spans: inout SpanCursor?, end: Int) {
         if full { return }
         let tape = json.tape
@@ -28,6 +36,7 @@ extension FieldWalker {
         let bytes = json.bytes
         let value = tape[index]
         let last = min(value.next, tape.count)
+        let pathEnd = path.count
         switch value.kind {
         case .object:
             var numbers: [NumberGroup.Member] = []
@@ -66,20 +75,28 @@ extension FieldWalker {
                 let childEnd = following < last ? tape[following].keyStart : end
                 if spans?.touches(m.start..<childEnd) == false { continue }
                 let k = keyText()
+                // The member's path: `.` and its key (as read, or the text of an escaped one).
+                path.append(UInt8(ascii: "."))
+                if m.keyEscaped || m.keyStart < 0 || m.keyEnd - m.keyStart < 2 || m.keyEnd > bytes.count {
+                    path.append(k)
+                } else {
+                    bytes.withUnsafeBufferPointer { path.append(UnsafeBufferPointer(rebasing: $0[(m.keyStart + 1)..<(m.keyEnd - 1)])) }
+                }
                 // Strings and numbers are walked here: a call of this function for each costs more.
                 if m.kind == .object || m.kind == .array {
-                    walkJSON(json, child, path: Self.joined(path, ".", k), key: k, parentKey: key, origin: origin, topLevel: topLevel,
+                    walkJSON(json, child, path: &path, key: k, parentKey: key, origin: origin, topLevel: topLevel,
                              depth: depth, spans: &spans, end: childEnd)
                 } else {
-                    walkJSONScalar(json, m, place: Self.jsonOrigin(Self.joined(path, ".", k), key: k, parentKey: key, origin: origin, topLevel: topLevel),
-                                   depth: depth)
+                    walkJSONScalar(json, m, path: path, key: k, parentKey: key, origin: origin, topLevel: topLevel, depth: depth)
                 }
+                path.truncate(to: pathEnd)
             }
             if numbers.count >= 2 {
+                let text = path.text()
                 result.groups.append(topLevel
-                    ? NumberGroup(prefix: path + ".", inner: nil, decodings: origin.decodings, containerKey: key, members: numbers,
+                    ? NumberGroup(prefix: text + ".", inner: nil, decodings: origin.decodings, containerKey: key, members: numbers,
                                   fromOneString: false)
-                    : NumberGroup(prefix: origin.location, inner: path + ".", decodings: origin.decodings, containerKey: key,
+                    : NumberGroup(prefix: origin.location, inner: text + ".", decodings: origin.decodings, containerKey: key,
                                   members: numbers, fromOneString: false))
             }
         case .array:
@@ -100,34 +117,39 @@ extension FieldWalker {
                 if yieldsNothing(json, item, index: child) { continue }
                 let childEnd = following < last ? tape[following].start : end
                 if spans?.touches(item.start..<childEnd) == false { continue }
+                path.appendIndex(i)
                 if item.kind == .object || item.kind == .array {
-                    walkJSON(json, child, path: Self.indexed(path, i), key: key, parentKey: parentKey, origin: origin,
+                    walkJSON(json, child, path: &path, key: key, parentKey: parentKey, origin: origin,
                              topLevel: topLevel, depth: depth, spans: &spans, end: childEnd)
                 } else {
-                    walkJSONScalar(json, item, place: Self.jsonOrigin(Self.indexed(path, i), key: key, parentKey: parentKey, origin: origin,
-                                                                  topLevel: topLevel), depth: depth)
+                    walkJSONScalar(json, item, path: path, key: key, parentKey: parentKey, origin: origin,
+                                   topLevel: topLevel, depth: depth)
                 }
+                path.truncate(to: pathEnd)
             }
             if numbers.count >= 2 {
-                let o = Self.jsonOrigin(path, key: key, parentKey: parentKey, origin: origin, topLevel: topLevel)
+                let o = Self.jsonOrigin(path.text(), key: key, parentKey: parentKey, origin: origin, topLevel: topLevel)
                 result.groups.append(NumberGroup(prefix: o.location, inner: o.inner, decodings: origin.decodings,
                                                  containerKey: key, members: numbers, fromOneString: true))
             }
         case .string, .number, .literal:
-            walkJSONScalar(json, value, place: Self.jsonOrigin(path, key: key, parentKey: parentKey, origin: origin, topLevel: topLevel),
+            walkJSONScalar(json, value, path: path, key: key, parentKey: parentKey, origin: origin, topLevel: topLevel,
                            depth: depth)
         }
     }
 
-    /// A string (a leaf, decoded further) or a number (a field) of `json`'s tape, found at `place`.
+    /// A string (a leaf, decoded further) or a number (a field) of `json`'s tape, found at `path`.
     @inline(__always)
-    mutating func walkJSONScalar(_ json: JSONSkimmer, _ value: JSONSkimmer.Entry, place: @autoclosure () -> FieldOrigin, depth: Int) {
+    private mutating func walkJSONScalar(_ json: JSONSkimmer, _ value: JSONSkimmer.Entry, path: JSONPathBuffer, key: String, parentKey: String,
+                                         origin: FieldOrigin, topLevel: Bool, depth: Int) {
         switch value.kind {
         case .string:
-            leaf(json.stringSlice(value), place(), depth: depth + 1)
+            let place = Self.jsonOrigin(path.text(), key: key, parentKey: parentKey, origin: origin, topLevel: topLevel)
+            leaf(json.stringSlice(value), place, depth: depth + 1)
         case .number:
             guard value.start >= 0, value.start <= value.end, value.end <= json.bytes.count else { return }
-            emit(json.bytes[value.start..<value.end], place(), isNumber: true)
+            let place = Self.jsonOrigin(path.text(), key: key, parentKey: parentKey, origin: origin, topLevel: topLevel)
+            emit(json.bytes[value.start..<value.end], place, isNumber: true)
         case .object, .array, .literal:
             break
         }
@@ -139,51 +161,6 @@ extension FieldWalker {
     static func jsonOrigin(_ path: String, key: String, parentKey: String, origin: FieldOrigin, topLevel: Bool) -> FieldOrigin {
         FieldOrigin(location: topLevel ? path : origin.location, inner: topLevel ? origin.inner : path, decodings: origin.decodings,
                     key: key, parentKey: parentKey)
-    }
-
-    /// `a + separator + b`, written into one buffer (chained `+` makes an intermediate string, and
-    /// appends each check and grow).
-    static func joined(_ a: String, _ separator: StaticString, _ b: String) -> String {
-        var a = a, b = b
-        let n = separator.utf8CodeUnitCount
-        return a.withUTF8 { pa in
-            b.withUTF8 { pb in
-                let count = pa.count + n + pb.count
-                return String(unsafeUninitializedCapacity: count) { out in
-                    guard let to = out.baseAddress else { return 0 }
-                    if let from = pa.baseAddress { to.update(from: from, count: pa.count) }
-                    (to + pa.count).update(from: separator.utf8Start, count: n)
-                    if let from = pb.baseAddress { (to + pa.count + n).update(from: from, count: pb.count) }
-                    return count
-                }
-            }
-        }
-    }
-
-    /// `path + "[" + String(i) + "]"` (`i` >= 0), written into one buffer.
-    static func indexed(_ path: String, _ i: Int) -> String {
-        var digits = 1
-        var rest = i / 10
-        while rest > 0 { digits += 1; rest /= 10 }
-        var path = path
-        return path.withUTF8 { pp in
-            let count = pp.count + digits + 2
-            return String(unsafeUninitializedCapacity: count) { out in
-                guard let to = out.baseAddress, i >= 0 else { return 0 }
-                if let from = pp.baseAddress { to.update(from: from, count: pp.count) }
-                let k = pp.count
-                to[k] = UInt8(ascii: "[")
-                var value = i
-                var at = k + digits
-                while at > k {
-                    to[at] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                    at -= 1
-                }
-                to[k + digits + 1] = UInt8(ascii: "]")
-                return count
-            }
-        }
     }
 
     /// True when walking tape entry `v` (at `index`) can emit no field and no group: literals,

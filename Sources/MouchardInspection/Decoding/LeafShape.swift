@@ -8,12 +8,17 @@ struct LeafShape {
     var looksLikeForm = false
     /// Holds a `.` (`numbersInString` may find decimals).
     var hasDot = false
+    /// Holds an ASCII upper-case letter or a `=` (`ByteSearch.containsUppercase(or: "=")`): without
+    /// either no run is a base64 candidate (`FieldWalker.tryBase64`).
+    var hasUppercaseOrEquals = false
 
     init(_ bytes: ArraySlice<UInt8>) {
         let n = bytes.count
         var any: UInt8 = 0
         var keyBytes: UInt8 = 0xFF
         var eq = -1
+        // The high bit of each upper-case letter seen in a whole word.
+        var upperInWords: UInt64 = 0
         bytes.withUnsafeBufferPointer { p in
             guard let base = p.baseAddress else { return }
             LeafShape.classes.withUnsafeBufferPointer { table in
@@ -26,6 +31,7 @@ struct LeafShape {
                 var k = 0
                 while k + 8 <= n {
                     let w = UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self)
+                    upperInWords |= ByteSearch.uppercase(w)
                     if LeafShape.mayHoldMarked(w) {
                         for j in k..<(k + 8) { look(j) }
                     }
@@ -44,6 +50,9 @@ struct LeafShape {
         // A `%` seen: is it an escape (rare, looked at again)?
         if any & LeafShape.percent != 0 { hasPercentEscape = ByteCodecs.hasPercentEscape(bytes) }
         hasDot = any & LeafShape.dot != 0
+        // `=` is found wherever it is; upper-case letters in whole words by the word test, in
+        // the last bytes by their class.
+        hasUppercaseOrEquals = eq >= 0 || upperInWords != 0 || any & LeafShape.uppercase != 0
         // The rules of `FieldWalker.looksLikeForm`, from what the pass saw.
         if n >= 3, n < 1 << 20, eq > 0, keyBytes & LeafShape.keyByte != 0, any & LeafShape.spaceOrNewline == 0 {
             let base = bytes.startIndex
@@ -71,6 +80,8 @@ struct LeafShape {
     private static let ampersand: UInt8 = 8
     private static let dot: UInt8 = 16
     private static let percent: UInt8 = 32
+    /// An ASCII upper-case letter (only read for the bytes after the last whole word).
+    private static let uppercase: UInt8 = 64
 
     private static let classes: [UInt8] = (0..<256).map { i in
         let b = UInt8(i)
@@ -80,6 +91,7 @@ struct LeafShape {
         if b == 0x26 { c |= ampersand }
         if b == 0x2E { c |= dot }
         if b == 0x25 { c |= percent }
+        if b >= 0x41 && b <= 0x5A { c |= uppercase }
         return c
     }
 }
