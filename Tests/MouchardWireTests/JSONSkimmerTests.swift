@@ -169,6 +169,56 @@ import Testing
         }
     }
 
+    /// The string scan's word step agrees with the parser whatever lands where: an escape (good
+    /// or broken), a control byte, a quote, a backslash or a non-ASCII byte at every offset of a
+    /// string of every length around the eight-byte boundaries, at every alignment in the buffer,
+    /// near the buffer's end and cut short.
+    @Test func stringScanAgreesAtEveryOffset() {
+        let inserts: [[UInt8]] = [
+            Array(#"\""#.utf8), Array(#"\\"#.utf8), Array(#"\n"#.utf8), Array(#"\u00e9"#.utf8), Array(#"\ud83d\ude00"#.utf8),
+            Array(#"\ud800"#.utf8), Array(#"\x"#.utf8), Array(#"\u12"#.utf8), Array(#"\"#.utf8), [0x01], [0x1F], [0x00], [0x7F],
+            [0xC3, 0xA9], [0xFF], [0x22], [0x20], [0x5B],
+        ]
+        for length in 0..<18 {
+            for offset in 0...length {
+                for insert in inserts {
+                    var inner = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    inner.insert(contentsOf: insert, at: offset)
+                    let string = [0x22] + inner + [0x22]
+                    let member = Array(#"{"k":"#.utf8) + string + Array(#","z":[1]}"#.utf8)
+                    for prefix in [0, 1, 3, 7] {
+                        check(string, prefix: prefix)
+                        check(member, prefix: prefix)
+                    }
+                    for cut in 1..<min(member.count, 12) { check(Array(member.dropLast(cut))) }
+                }
+            }
+        }
+    }
+
+    /// Texts holding far more values than the tape reserves room for (one per 16 bytes) read as
+    /// the parser reads them, at every length down to the densest (a value per byte or two),
+    /// pruned or not, valid or cut short; sequences too.
+    @Test func denseTextsReadAsTheParserDoes() {
+        for n in 0..<70 {
+            let digits = (0..<n).map { String($0 % 10) }
+            var texts = ["[" + digits.joined(separator: ",") + "]", "{" + digits.map { "\"\":" + $0 }.joined(separator: ",") + "}",
+                         "[" + String(repeating: "[],", count: n) + "[]]", "[" + String(repeating: "{},", count: n) + "0]",
+                         String(repeating: "[", count: min(n, 64)) + String(repeating: "]", count: min(n, 64))]
+            texts += texts.map { String($0.dropLast()) } + texts.map { $0 + "," }
+            for text in texts { check(Array(text.utf8)) }
+            // Sequences: the same roots at the same places as the plain check's spans.
+            for text in [digits.joined(separator: " "), digits.joined(separator: "\n") + " [", Array(repeating: "[]", count: n).joined()] {
+                let bytes = Array(text.utf8)
+                var skimmer = JSONSkimmer(bytes)
+                let roots = skimmer.validateSequenceIndexing(0..<bytes.count)
+                #expect(roots?.map { skimmer.tape[$0].span } == JSONSkimmer(bytes).validateSequence(0..<bytes.count), "\(text)")
+                #expect(roots != nil || skimmer.tape.isEmpty)
+                if let roots { #expect(skimmer.tape.count == roots.count) }
+            }
+        }
+    }
+
     /// The eight-byte step of the string scan stops at the first quote, backslash or control
     /// byte exactly, whatever the bytes around it, and only at one.
     @Test func wordStepFindsTheFirstSpecialByte() {

@@ -165,8 +165,11 @@ public struct JSONSkimmer: Sendable {
         var tape: [Entry] = []
         /// The last string read held a backslash.
         var escaped = false
-        /// The last index from which eight bytes can be read before `end` (the string scan's word step).
+        /// The last index from which eight bytes can be read before `end` (the string scan's word
+        /// step); below every index when the buffer has no base address (then it holds no byte).
         let lastWord: Int
+        /// `p`'s first byte, for the word step (non-nil whenever an index is at most `lastWord`).
+        let wordBase: UnsafeRawPointer?
 
         init(p: UnsafeBufferPointer<UInt8>, end: Int, maxDepth: Int, i: Int, records: Bool = false) {
             self.p = p
@@ -174,14 +177,18 @@ public struct JSONSkimmer: Sendable {
             self.maxDepth = maxDepth
             self.i = i
             self.records = records
-            lastWord = min(end, p.count) - 8
+            wordBase = UnsafeRawPointer(p.baseAddress)
+            lastWord = wordBase == nil ? Int.min : min(end, p.count) - 8
         }
 
         mutating func skipSpace() {
-            while i < end {
-                let b = p[i]
-                if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { i += 1 } else { break }
+            // A local cursor stays in a register; `&+` cannot overflow below `end`.
+            var j = i
+            while j < end {
+                let b = p[j]
+                if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { j &+= 1 } else { break }
             }
+            i = j
         }
 
         /// One value at the cursor, recorded when `records`; `key` is the member's key (quotes
@@ -285,8 +292,10 @@ public struct JSONSkimmer: Sendable {
 
         mutating func digits() -> Int {
             let s = i
-            while i < end, p[i] >= 0x30, p[i] <= 0x39 { i += 1 }
-            return i - s
+            var j = i
+            while j < end, p[j] >= 0x30, p[j] <= 0x39 { j &+= 1 }
+            i = j
+            return j &- s
         }
 
         mutating func number() -> Bool {
@@ -318,30 +327,40 @@ public struct JSONSkimmer: Sendable {
         /// A string starting at the quote under the cursor.
         @inline(__always)
         mutating func string() -> Bool {
-            i += 1
+            // A local cursor (in a register through the scan), written back on the way out; `&+`
+            // cannot overflow: every step stays at or below `end`.
+            var j = i &+ 1
             escaped = false
-            while i < end {
-                // Eight bytes at a time: straight to the first quote, backslash or control byte.
-                if i <= lastWord, let base = p.baseAddress {
-                    let flags = JSONSkimmer.stringSpecialFlags(UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)))
-                    if flags == 0 { i += 8; continue }
-                    i += flags.trailingZeroBitCount >> 3
+            defer { i = j }
+            while true {
+                // Eight bytes at a time: straight to the first quote, backslash or control byte
+                // (`j <= lastWord` keeps the word inside `p` and before `end`, and `wordBase`
+                // non-nil).
+                while j <= lastWord {
+                    let word = wordBase.unsafelyUnwrapped.loadUnaligned(fromByteOffset: j, as: UInt64.self)
+                    let flags = JSONSkimmer.stringSpecialFlags(UInt64(littleEndian: word))
+                    if flags == 0 { j &+= 8; continue }
+                    j &+= flags.trailingZeroBitCount &>> 3
+                    break
                 }
                 // At a quote, a backslash or a control byte (or, in the last seven bytes of the
                 // buffer, at any byte).
-                let b = p[i]
-                if b == UInt8(ascii: "\"") { i += 1; return true }
+                guard j < end else { return false }
+                let b = p[j]
+                if b == UInt8(ascii: "\"") { j &+= 1; return true }
                 if b == UInt8(ascii: "\\") {
                     escaped = true
-                    i += 1
-                    guard i < end else { return false }
-                    let e = p[i]
-                    i += 1
+                    j &+= 1
+                    guard j < end else { return false }
+                    let e = p[j]
+                    j &+= 1
                     switch e {
                     case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
                          UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                         continue
                     case UInt8(ascii: "u"):
+                        i = j
+                        defer { j = i }
                         guard let scalar = hex4() else { return false }
                         if scalar >= 0xD800, scalar < 0xDC00, i + 6 <= end, p[i] == UInt8(ascii: "\\"), p[i + 1] == UInt8(ascii: "u") {
                             i += 2
@@ -353,9 +372,8 @@ public struct JSONSkimmer: Sendable {
                     }
                 }
                 if b < 0x20 { return false }
-                i += 1
+                j &+= 1
             }
-            return false
         }
     }
 
