@@ -189,7 +189,7 @@ extension KnownValueMatcher {
     /// tells whether a lane that the byte ends was long enough to look at (base64 ≥ 10 with an
     /// upper case letter or before `=`, hex ≥ 8, a word with a byte that is not ASCII, digits and
     /// separators ≥ 9 or the shortest fixed-point coordinate, see `SpanLanes.bias`), or
-    /// whether the byte needs a check of its own (`\`, `%`, `.`, the second byte of compression
+    /// whether the byte needs a check of its own (`\`, `%`, the second byte of compression
     /// magic). Only then does `laneEvent` run the checks of the separate scans this pass
     /// replaces, on the run that ended: the spans are the same (`SpanScanTests` compares them
     /// with a plain reference scan). With `context.firstSpanOnly` (checks of decoded runs, which
@@ -315,9 +315,21 @@ extension KnownValueMatcher {
     }
 
     /// The matcher's confirmed matches for the accepting automaton `state` at `i`.
+    /// A match of a decimal point's pattern (`coordinateDotPatterns`) is a span only when the
+    /// number around the point is near the profile's latitude (`nearCoordinate`).
     @inline(never)
     private func matched(_ state: Int, endingAt i: Int, _ h: UnsafePointer<UInt8>, count n: Int, base: Int, into out: inout [Range<Int>]) {
-        spanMatcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in out.appendSpan((base + m.start)..<(base + m.end)) }
+        let firstDot = firstCoordinateDotPattern
+        var dotRead = false
+        spanMatcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in
+            guard m.pattern >= firstDot else { out.appendSpan((base + m.start)..<(base + m.end)); return }
+            // At most one integer part ends at `i` (see `coordinateDotPatterns`); read the number once anyway.
+            guard !dotRead, let loc = location else { return }
+            dotRead = true
+            if let r = nearCoordinate(UnsafeBufferPointer(start: h, count: n), dot: i, loc) {
+                out.appendSpan((base + r.lowerBound)..<(base + r.upperBound))
+            }
+        }
     }
 
     /// The span scan's automaton: the variants, and each name part that an ASCII word can be
@@ -326,18 +338,43 @@ extension KnownValueMatcher {
     /// part whose first byte is below `A` or that holds a byte no word holds is no word, and a
     /// part that is not ASCII only equals words that are not, read by lane 2), so the scan
     /// needs no event per word.
-    static func spanMatcher(variants: [MultiPatternMatcher.Pattern], nameParts: [String]) -> MultiPatternMatcher {
+    ///
+    /// Last come the decimal points that may end the integer part of a latitude near the
+    /// profile's (`coordinateDotPatterns`): a match is read by `nearCoordinate` (see `matched`),
+    /// and no other `.` has anything to do.
+    static func spanMatcher(variants: [MultiPatternMatcher.Pattern], nameParts: [String], latitude: Double?) -> MultiPatternMatcher {
         var patterns = variants
         for part in nameParts {
             let bytes = Array(part.utf8)
             guard let first = bytes.first, first >= 0x41, bytes.allSatisfy({ $0 < 0x80 && isNameWordByte($0) }) else { continue }
             patterns.append(.init(bytes: bytes, caseSensitive: false, wordBoundary: false, nameWord: true))
         }
+        for dot in coordinateDotPatterns(latitude: latitude) {
+            patterns.append(.init(bytes: dot, caseSensitive: false, wordBoundary: false))
+        }
         return MultiPatternMatcher(patterns: patterns)
     }
 
-    /// A byte with a check of its own: JSON escapes, percent-escapes, compression magic, decimal
-    /// points (coordinates).
+    /// The decimal points `nearCoordinate` may read a number near `latitude` around: an integer
+    /// part `m`, written without leading zeros, then `.`, for each integer that its first test
+    /// lets through (`m` within (|latitude| − 1.1, |latitude| + 0.1), 0 to 999; no pattern when
+    /// the latitude is not finite, where the test lets none through). Proof that a `.` matching
+    /// none of these gets nil from `nearCoordinate`: it returns a number only with a digit
+    /// before the dot and 1 to 3 integer digits there, and only when their value `m` passes that
+    /// test; those digits are `m` with leading zeros or none, so they end with `m`'s decimal
+    /// writing, and the dot ends a match of `m.`. The interval is 1.2 wide: two integers at most,
+    /// consecutive, and neither's writing ends the other's, so at most one pattern ends at a dot.
+    static func coordinateDotPatterns(latitude: Double?) -> [[UInt8]] {
+        guard let latitude, latitude.isFinite else { return [] }
+        let low = abs(latitude) - 1.1, high = abs(latitude) + 0.1
+        guard high > 0, low < 999 else { return [] }
+        let first = max(0, Int(low.rounded(.down))), last = min(999, Int(high.rounded(.up)))
+        guard first <= last else { return [] }
+        return (first...last).filter { Double($0) > low && Double($0) < high }.map { Array("\($0).".utf8) }
+    }
+
+    /// A byte with a check of its own: JSON escapes, percent-escapes, compression magic (decimal
+    /// points near the latitude are the automaton's, see `coordinateDotPatterns`).
     func checkByte(_ p: UnsafeBufferPointer<UInt8>, at i: Int, base: Int, into out: inout [Range<Int>]) {
         let n = p.count
         let b = p[i]
@@ -352,8 +389,6 @@ extension KnownValueMatcher {
                 let first = p[i - 1]
                 if (b == 0x8B && first == 0x1F) || (b != 0x8B && first == 0x78) { out.appendSpan((base + i - 1)..<(base + i + 1)) }
             }
-        case 0x2E:
-            if let loc = location, let r = nearCoordinate(p, dot: i, loc) { out.appendSpan((base + r.lowerBound)..<(base + r.upperBound)) }
         default: break
         }
     }
@@ -570,7 +605,7 @@ extension KnownValueMatcher {
 /// The four run lengths of the span scan, 16 bits each in one `UInt64`, and what happens when a
 /// run ends: lane 0 base64 alphabet, lane 1 hex digits, lane 2 the bytes that are not ASCII in
 /// a name-like word (bytes `A` and above, `-`, `'`; the word itself starts at its first byte
-/// >= `A`; ASCII words are read by the automaton, see `spanMatcher(variants:nameParts:)`), lane 3 digits and phone
+/// >= `A`; ASCII words are read by the automaton, see `spanMatcher(variants:nameParts:latitude:)`), lane 3 digits and phone
 /// separators (` `, `-`, `.`, `(`, `)`, `/`, `+`). Digit runs (fixed-point coordinates) have no
 /// lane: they are read in the stretch that holds them, when it ends.
 /// Lanes stay below 0x8000, so a lane's length ≥ its threshold T shows as the lane's top bit of
@@ -698,7 +733,7 @@ struct SpanLanes {
 /// `stopEntry + byte`): keep, 0x7FFF in each lane the byte continues; add, 1 in those lanes
 /// (lane 0: an upper case letter keeps 0x3FFF and adds 0x4001, see `SpanLanes`);
 /// stop, 0x8000 in each lane the byte ends (the bit a lane at its threshold has after the
-/// bias; 0xC000 in lane 0 for `=`), all ones (`checkStop`) for a byte with a check of its own (`\`, `%`, `.`, compression
+/// bias; 0xC000 in lane 0 for `=`), all ones (`checkStop`) for a byte with a check of its own (`\`, `%`, compression
 /// magic), so that `(runs + bias) & stop` is not 0 exactly when the byte has something to do
 /// (`runs + bias` never is 0: lane 0's bias is not). In memory that is never freed (a pointer,
 /// not an array: no retain or bounds check in the scan loop). Written once, before first use,
@@ -715,7 +750,7 @@ nonisolated(unsafe) let spanLaneTable: UnsafePointer<UInt64> = {
         if (b >= 0x30 && b <= 0x39) || b == 0x20 || b == 0x2D || b == 0x2E || b == 0x28 || b == 0x29 || b == 0x2F || b == 0x2B {
             continued |= 0x7FFF << 48
         }
-        let check = b == 0x5C || b == 0x25 || b == 0x2E || b == 0x8B || b == 0x01 || b == 0x5E || b == 0x9C || b == 0xDA
+        let check = b == 0x5C || b == 0x25 || b == 0x8B || b == 0x01 || b == 0x5E || b == 0x9C || b == 0xDA
         let upper = b >= 0x41 && b <= 0x5A
         // An upper case letter sets lane 0's bit 14: cleared by keep, added back with the length.
         table[SpanLanes.keepEntry + v] = upper ? continued & ~SpanLanes.base64Upper : continued
