@@ -320,15 +320,13 @@ extension KnownValueMatcher {
     @inline(never)
     private func matched(_ state: Int, endingAt i: Int, _ h: UnsafePointer<UInt8>, count n: Int, base: Int, into out: inout [Range<Int>]) {
         let firstDot = firstCoordinateDotPattern
-        var dotRead = false
+        var dot = false
+        // The closure captures no copy of `self` (the number is read after it).
         spanMatcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in
-            guard m.pattern >= firstDot else { out.appendSpan((base + m.start)..<(base + m.end)); return }
-            // At most one integer part ends at `i` (see `coordinateDotPatterns`); read the number once anyway.
-            guard !dotRead, let loc = location else { return }
-            dotRead = true
-            if let r = nearCoordinate(UnsafeBufferPointer(start: h, count: n), dot: i, loc) {
-                out.appendSpan((base + r.lowerBound)..<(base + r.upperBound))
-            }
+            if m.pattern >= firstDot { dot = true } else { out.appendSpan((base + m.start)..<(base + m.end)) }
+        }
+        if dot, let loc = location, let r = nearCoordinate(UnsafeBufferPointer(start: h, count: n), dot: i, loc) {
+            out.appendSpan((base + r.lowerBound)..<(base + r.upperBound))
         }
     }
 
