@@ -103,6 +103,14 @@ import MouchardFlow
         same(kv, Array((String(repeating: "a", count: 20_000) + "==").utf8))
         same(kv, Array((String(repeating: "a", count: 20_000) + "&" + String(repeating: "b", count: 11) + "=").utf8))
         same(kv, Array((String(repeating: "a1", count: 9_000) + "Q" + String(repeating: "b", count: 9_000) + "&").utf8))
+        // Hex runs longer than a chunk (or two) that a glue byte ends (no event), or that start
+        // after one, then hex of text with a name part: the later run keeps its own length.
+        let margot = "4d6172676f74206c" // "Margot l"
+        for (long, glue) in [(0x3000, "g"), (0x5000, "-"), (0x2001, "."), (0x4100, "&")] {
+            same(kv, Array((String(repeating: "a", count: long) + glue + "&x=" + margot + "&").utf8))
+            same(kv, Array(("x_" + String(repeating: "0", count: long) + glue + "&x=" + margot + "&" + margot).utf8))
+            same(kv, Array((margot + "&" + String(repeating: "F", count: long) + glue + String(repeating: "e", count: long) + "&" + margot).utf8))
+        }
     }
 
     /// The base64 lane of `spanLaneTable` calls for a check (`laneEvent`) at every run that may be

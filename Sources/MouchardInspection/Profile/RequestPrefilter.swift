@@ -229,7 +229,7 @@ extension KnownValueMatcher {
                 if context.firstSpanOnly, !out.isEmpty { return }
                 i += 1
             }
-            if i < n { runs = lanes.rebase(runs) }
+            if i < n { runs = lanes.rebase(runs, at: i) }
         }
         // The end of the bytes ends every run.
         if (runs &+ bias) & SpanLanes.high != 0 { laneEvent(ended: runs, check: false, at: n, &lanes, into: &out) }
@@ -287,7 +287,7 @@ extension KnownValueMatcher {
         // The hex run's length (0 when it is below its threshold).
         var hexLength = 0
         if over & 0x8000_0000 != 0 {
-            hexLength = lanes.take(ended, 1)
+            hexLength = lanes.hexRunLength(ended, endingAt: i)
             let s = i - hexLength
             // An odd number of hex digits is never `hexText` (most are timestamps in milliseconds).
             if hexLength % 2 == 0, hexRunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
@@ -637,8 +637,14 @@ struct SpanLanes {
     let bias: UInt64
     /// How the walk may cut the bytes (for the checks of base64 and hex runs).
     let context: SpanContext
-    /// Length of each lane's run beyond its value (set by `rebase` for runs longer than a chunk).
+    /// Length of each lane's run beyond its value (set by `rebase` for runs longer than a chunk;
+    /// not lane 1's, see `hexRunStart`).
     var extra: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    /// Where the last hex run that `rebase` set back started (-1: none). A hex run that a glue
+    /// byte ends has no event (`spanLaneTable`): an `extra` of lane 1 would outlive its run and
+    /// be added to the next one's length (that run's span lost), so lane 1 keeps a start instead,
+    /// read only when the run that ends is that one (`hexRunLength`).
+    var hexRunStart = -1
     /// Some `extra` is not 0.
     var extended = false
 
@@ -683,14 +689,22 @@ struct SpanLanes {
 
     /// A lane that has grown past 0x2000 is set back to 0x100 (still above every threshold),
     /// the difference kept in `extra` (lanes stay below 0x4000). Lane 0 gets its upper case bit
-    /// too: its run then ends with an event whatever ends it, which takes the `extra`.
+    /// too: its run then ends with an event whatever ends it, which takes the `extra`. `i` is
+    /// where the lanes stop (the chunk's end). Lane 1 records where its run started instead, when
+    /// the run was not set back before (its value is then its length: the byte before it, if
+    /// any, is no hex digit), see `hexRunLength`.
     @inline(__always)
-    mutating func rebase(_ runs: UInt64) -> UInt64 {
+    mutating func rebase(_ runs: UInt64, at i: Int) -> UInt64 {
         var runs = runs
         for k: UInt64 in 0..<4 {
             let v = (runs >> (16 * k)) & (k == 0 ? Self.base64Length : 0xFFFF)
             if v >= 0x2000 {
-                add(v - 0x100, to: k)
+                if k == 1 {
+                    let s = i - Int(v)
+                    if s == 0 || hexNibble(p[s - 1]) == nil { hexRunStart = s }
+                } else {
+                    add(v - 0x100, to: k)
+                }
                 runs = runs & ~(0xFFFF << (16 * k)) | ((k == 0 ? Self.base64Upper | 0x100 : 0x100) << (16 * k))
             }
         }
@@ -707,7 +721,23 @@ struct SpanLanes {
         }
     }
 
-    /// Length of lane `k`'s run that `ended` holds, and no extra any more for that lane.
+    /// Length of the hex run that `ended` holds, ending before `i`. Its lane value `v` is its
+    /// length unless `rebase` set it back in this run; then the run is longer than `v`, so the
+    /// byte before the last `v` is a hex digit, and the run is the one whose start `rebase` kept
+    /// (the first time the run was set back its value was its length; a later time, the byte
+    /// before the value's bytes was a hex digit and the start was kept). Otherwise that byte is
+    /// no hex digit (or there is none) and `v` is the length, whatever run `hexRunStart` was for.
+    @inline(__always)
+    mutating func hexRunLength(_ ended: UInt64, endingAt i: Int) -> Int {
+        let v = Int((ended >> 16) & 0xFFFF)
+        guard hexRunStart >= 0, i - v > 0, hexNibble(p[i - v - 1]) != nil else { return v }
+        let length = i - hexRunStart
+        hexRunStart = -1
+        return length
+    }
+
+    /// Length of lane `k`'s run that `ended` holds, and no extra any more for that lane (not
+    /// lane 1: `hexRunLength`).
     @inline(__always)
     mutating func take(_ ended: UInt64, _ k: UInt64) -> Int {
         let v = (ended >> (16 * k)) & (k == 0 ? Self.base64Length : 0xFFFF)
