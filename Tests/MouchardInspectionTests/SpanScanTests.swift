@@ -67,6 +67,11 @@ import MouchardFlow
             // 47.0864 and 43.6019): leading zeros, more digits, signs, dots around, no decimals.
             "lat=47.0864", "lat=047.0864", "147.0864", "1047.0864", "-47.09", "46.99,47.", "47.1.2", "v4.7.0864",
             "47.x", "x47.09", "447.09", "0047.08640", "43.6019", "-043.60", "42.9", "143.61", "43..6", ".43.6",
+            // Hex of text after bytes that are glue (no event) and bytes that are not, at the
+            // start, digits-only stretches after a letter (the stretch reads the hex lane).
+            "4d6172676f74206c", "&4d6172676f74206c", "-4d6172676f74206c&", "g4d6172676f74206c&", "_4d6172676f74206c\"",
+            ".4d6172676f74206c ", "=4d6172676f74206c", ":4d6172676f74206c/", " 4d6172676f74206c%41", "\"4d6172676f74206c\\",
+            "v1791186240814&", "v4708640&", "v0004708640 ", "x-4708640&", "id=v1791186240&", "G4708640_",
         ]
         for kv in Self.matchers {
             for c in cases { same(kv, Array(c.utf8)) }

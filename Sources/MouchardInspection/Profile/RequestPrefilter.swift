@@ -202,7 +202,7 @@ extension KnownValueMatcher {
         let accepting = automaton.firstAccepting
         var lanes = SpanLanes(p, base: base, bias: spanLaneBias, context: context)
         let bias = lanes.bias
-        var runs: UInt64 = 0
+        var runs = SpanLanes.start
         var state = automaton.start
         var i = 0
         while i < n {
@@ -304,6 +304,8 @@ extension KnownValueMatcher {
         }
         if over & 0x8000_0000_0000_0000 != 0 {
             let length = lanes.take(ended, 3)
+            // The hex run's length even when it had no check of its own (after a glue byte).
+            if over & 0x8000_0000 == 0 { hexLength = lanes.hexRunLength(ended, endingAt: i) }
             // A stretch as long as the hex run that ends with it is digits only (the bytes of
             // both): it has no phone-like run (no separator), and no fixed-point coordinate when
             // it is longer than 11 digits or there is no location (timestamps, ids).
@@ -618,6 +620,13 @@ extension KnownValueMatcher {
 /// an upper case letter, and bit 14 for one of 10 or more without (and for a shorter one with:
 /// `laneEvent` reads the length again); `=` tests both bits, every other byte that ends the run
 /// bit 15 only.
+///
+/// Lane 1 likewise: bit 14 (`hexClean`) says that the hex run starts at the first byte or
+/// after a byte that is no glue (`isHexGlue`; the byte before a run sets it or not, in `add`,
+/// and hex digits keep it), and its bias is 0x4000 − 8: bit 15 of `ended + bias` is set exactly
+/// for a clean run of 8 or more. A run after a glue byte has no event: `hexRunMatters` never
+/// keeps it (its first test), and nothing else reads it but the stretch lane's test of
+/// digits-only stretches, which reads the lane's length itself (`hexRunLength`).
 struct SpanLanes {
     static let ones: UInt64 = 0x0001_0001_0001_0001
     static let high: UInt64 = 0x8000_8000_8000_8000
@@ -631,6 +640,13 @@ struct SpanLanes {
     static let base64Length: UInt64 = 0x3FFF, base64Upper: UInt64 = 0x4000
     /// The shortest base64 run that may be a candidate (12 bytes with two bytes of padding).
     static let base64Threshold: UInt64 = 10
+    /// Lane 1's length bits, and its bit for a hex run that starts at the first byte or after a
+    /// byte that is no glue (`isHexGlue`), the only runs `hexRunMatters` may keep.
+    static let hexLength: UInt64 = 0x3FFF, hexClean: UInt64 = 0x4000
+    /// The shortest hex run that may be `hexText` of something (4 bytes).
+    static let hexThreshold: UInt64 = 8
+    /// The lanes before the first byte: no runs, and a hex run starting there is clean.
+    static let start: UInt64 = hexClean << 16
 
     let p: UnsafeBufferPointer<UInt8>
     let base: Int
@@ -669,7 +685,7 @@ struct SpanLanes {
         // A stretch is read for its phone-like runs (8 digits and a separator) and its
         // fixed-point coordinates (`phoneStretchEnded`).
         let stretch = [phones ? 9 : nil, latitude.map(shortestFixedPointCoordinate(latitude:))].compactMap { $0 }.min()
-        return (base64Upper - base64Threshold) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
+        return (base64Upper - base64Threshold) | (hexClean - hexThreshold) << 16 | lane(shortestPart, 2) | lane(stretch, 3)
     }
 
     /// The fewest digits of a run that `phoneStretchEnded` reads as fixed-point degrees near
@@ -697,7 +713,7 @@ struct SpanLanes {
     mutating func rebase(_ runs: UInt64, at i: Int) -> UInt64 {
         var runs = runs
         for k: UInt64 in 0..<4 {
-            let v = (runs >> (16 * k)) & (k == 0 ? Self.base64Length : 0xFFFF)
+            let v = (runs >> (16 * k)) & (k == 0 ? Self.base64Length : k == 1 ? Self.hexLength : 0xFFFF)
             if v >= 0x2000 {
                 if k == 1 {
                     let s = i - Int(v)
@@ -705,7 +721,8 @@ struct SpanLanes {
                 } else {
                     add(v - 0x100, to: k)
                 }
-                runs = runs & ~(0xFFFF << (16 * k)) | ((k == 0 ? Self.base64Upper | 0x100 : 0x100) << (16 * k))
+                let kept = k == 0 ? Self.base64Upper : k == 1 ? runs >> 16 & Self.hexClean : 0
+                runs = runs & ~(0xFFFF << (16 * k)) | ((kept | 0x100) << (16 * k))
             }
         }
         return runs
@@ -729,7 +746,7 @@ struct SpanLanes {
     /// no hex digit (or there is none) and `v` is the length, whatever run `hexRunStart` was for.
     @inline(__always)
     mutating func hexRunLength(_ ended: UInt64, endingAt i: Int) -> Int {
-        let v = Int((ended >> 16) & 0xFFFF)
+        let v = Int((ended >> 16) & Self.hexLength)
         guard hexRunStart >= 0, i - v > 0, hexNibble(p[i - v - 1]) != nil else { return v }
         let length = i - hexRunStart
         hexRunStart = -1
@@ -782,8 +799,10 @@ nonisolated(unsafe) let spanLaneTable: UnsafePointer<UInt64> = {
         let upper = b >= 0x41 && b <= 0x5A
         // An upper case letter sets lane 0's bit 14: cleared by keep, added back with the length.
         table[SpanLanes.keepEntry + v] = upper ? continued & ~SpanLanes.base64Upper : continued
-        // Lane 2 counts a word's bytes that are not ASCII.
-        table[SpanLanes.addEntry + v] = continued & SpanLanes.ones & (b >= 0x80 ? ~0 : ~(1 << 32)) | (upper ? SpanLanes.base64Upper : 0)
+        // Lane 2 counts a word's bytes that are not ASCII. A byte that is neither hex nor glue
+        // sets lane 1's clean bit for the hex run after it (kept by hex digits).
+        let clean = hexNibble(b) == nil && !isHexGlue(b) ? SpanLanes.hexClean << 16 : 0
+        table[SpanLanes.addEntry + v] = continued & SpanLanes.ones & (b >= 0x80 ? ~0 : ~(1 << 32)) | (upper ? SpanLanes.base64Upper : 0) | clean
         // A hex run that a glue byte ends is no whole value (`hexRunMatters`): no event for it.
         // `=` ends a base64 run that may be a padded candidate with or without upper case letters.
         let ended = ~(continued << 1) & SpanLanes.high & (isHexGlue(b) ? ~(0x8000 << 16) : ~0) | (b == 0x3D ? 0x4000 : 0)
