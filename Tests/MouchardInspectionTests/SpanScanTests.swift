@@ -63,6 +63,15 @@ import MouchardFlow
             // hex of text with an odd number of digits.
             "t=4708640&", "t=0004708640&", "t=00004708640&", "t=000004708640&", "t=047086400,", "t=0470864000}",
             "ts=1791186240814&", "ts=1791186240&", "6c756361732e6265726e617264406578616d706c652e6e65740",
+            // Decimal points, read only after an integer part near the latitude (the dev profiles'
+            // 47.0864 and 43.6019): leading zeros, more digits, signs, dots around, no decimals.
+            "lat=47.0864", "lat=047.0864", "147.0864", "1047.0864", "-47.09", "46.99,47.", "47.1.2", "v4.7.0864",
+            "47.x", "x47.09", "447.09", "0047.08640", "43.6019", "-043.60", "42.9", "143.61", "43..6", ".43.6",
+            // Hex of text after bytes that are glue (no event) and bytes that are not, at the
+            // start, digits-only stretches after a letter (the stretch reads the hex lane).
+            "4d6172676f74206c", "&4d6172676f74206c", "-4d6172676f74206c&", "g4d6172676f74206c&", "_4d6172676f74206c\"",
+            ".4d6172676f74206c ", "=4d6172676f74206c", ":4d6172676f74206c/", " 4d6172676f74206c%41", "\"4d6172676f74206c\\",
+            "v1791186240814&", "v4708640&", "v0004708640 ", "x-4708640&", "id=v1791186240&", "G4708640_",
         ]
         for kv in Self.matchers {
             for c in cases { same(kv, Array(c.utf8)) }
@@ -99,6 +108,14 @@ import MouchardFlow
         same(kv, Array((String(repeating: "a", count: 20_000) + "==").utf8))
         same(kv, Array((String(repeating: "a", count: 20_000) + "&" + String(repeating: "b", count: 11) + "=").utf8))
         same(kv, Array((String(repeating: "a1", count: 9_000) + "Q" + String(repeating: "b", count: 9_000) + "&").utf8))
+        // Hex runs longer than a chunk (or two) that a glue byte ends (no event), or that start
+        // after one, then hex of text with a name part: the later run keeps its own length.
+        let margot = "4d6172676f74206c" // "Margot l"
+        for (long, glue) in [(0x3000, "g"), (0x5000, "-"), (0x2001, "."), (0x4100, "&")] {
+            same(kv, Array((String(repeating: "a", count: long) + glue + "&x=" + margot + "&").utf8))
+            same(kv, Array(("x_" + String(repeating: "0", count: long) + glue + "&x=" + margot + "&" + margot).utf8))
+            same(kv, Array((margot + "&" + String(repeating: "F", count: long) + glue + String(repeating: "e", count: long) + "&" + margot).utf8))
+        }
     }
 
     /// The base64 lane of `spanLaneTable` calls for a check (`laneEvent`) at every run that may be
@@ -305,6 +322,44 @@ struct SplitMix {
                 #expect(kv.base64Suspect(p, s, run.count) == kv.base64Suspect(run[s...]), "\(String(decoding: run[s...], as: UTF8.self))")
             }
         }
+    }
+}
+
+/// Decimal points are read by the span scan's automaton (`coordinateDotPatterns`): only after an
+/// integer part that a number near the latitude can have. Numbers within and just beyond 0.05°
+/// of latitudes whose integer part the nearby values change (just above and below an integer,
+/// near 0, the poles, negative), written with leading zeros, signs and more digits, give the
+/// reference scan's spans, which reads every dot.
+@Suite struct CoordinateDotTests {
+    @Test(arguments: [0, 0.04, -0.96, 1.04, 9.97, 10.02, 46.96, 47.0864, 47.04, -47.0864, 89.99, -90])
+    func numbersNearTheLatitudeGiveTheReferenceSpans(latitude: Double) {
+        let profile = DeviceProfile(location: Coordinate(latitude: latitude, longitude: 2.3913))
+        let kv = KnownValueMatcher(profile: profile)
+        var cases: [String] = []
+        for step in -12...12 {
+            let v = latitude + Double(step) * 0.005
+            for format in ["%.2f", "%.3f", "%.4f", "%.6f", "%09.5f", "%+.4f"] {
+                let text = String(format: format, v)
+                cases.append(text)
+                cases.append("lat=\(text)&lon=2.39")
+                cases.append("1\(text)")
+                cases.append("x.\(text).")
+                if text.hasPrefix("-") { cases.append(String(text.dropFirst())) } else { cases.append("-\(text)") }
+            }
+        }
+        for text in cases { SpanScanTests().same(kv, Array(text.utf8)) }
+    }
+
+    /// A dot after an integer part that `nearCoordinate` lets through ends a pattern, and a dot after
+    /// one that it rejects none: the patterns are exactly its first test.
+    @Test(arguments: [0, 0.04, -0.96, 1.04, 1.1, 9.97, 10.02, 46.96, 47.0864, 89.99, -90])
+    func theDotPatternsAreTheIntegerPartsLetThrough(latitude: Double) {
+        let patterns = Set(KnownValueMatcher.coordinateDotPatterns(latitude: latitude).map { String(decoding: $0, as: UTF8.self) })
+        let through = (0...999).filter { Double($0) > abs(latitude) - 1.1 && Double($0) < abs(latitude) + 0.1 }.map { "\($0)." }
+        #expect(patterns == Set(through))
+        #expect(!patterns.isEmpty && patterns.count <= 2)
+        #expect(KnownValueMatcher.coordinateDotPatterns(latitude: .nan).isEmpty)
+        #expect(KnownValueMatcher.coordinateDotPatterns(latitude: nil).isEmpty)
     }
 }
 

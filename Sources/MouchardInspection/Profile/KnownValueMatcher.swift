@@ -47,15 +47,19 @@ public struct KnownValueMatcher: Sendable {
         let namePartHashes: [UInt64]
         /// Spans of header values already scanned (see `HeaderSpanCache`).
         let headerSpans = HeaderSpanCache()
-        /// The span scan's automaton: the variants and the name parts (`spanMatcher(variants:nameParts:)`).
+        /// The span scan's automaton: the variants, the name parts and the decimal points of
+        /// latitudes (`spanMatcher(variants:nameParts:latitude:)`).
         let spanMatcher: MultiPatternMatcher
+        /// The index of `spanMatcher`'s first decimal point pattern (`coordinateDotPatterns`, the last ones).
+        let firstCoordinateDotPattern: Int
         init(variants: [MultiPatternMatcher.Pattern], targets: [Target], phoneDigits: [String: [Target]],
              nameParts: [String: [(name: Int, part: Int)]], splitNames: [(target: Target, parts: Int)],
-             namePartLengths: Set<Int>, namePartHashes: [UInt64]) {
+             namePartLengths: Set<Int>, namePartHashes: [UInt64], latitude: Double?) {
             // One automaton for both: the variants' matcher reads the span scan's tables.
-            let spanMatcher = KnownValueMatcher.spanMatcher(variants: variants, nameParts: nameParts.keys.sorted())
+            let spanMatcher = KnownValueMatcher.spanMatcher(variants: variants, nameParts: nameParts.keys.sorted(), latitude: latitude)
             let matcher = spanMatcher.restricted(toFirst: variants.count)
             self.spanMatcher = spanMatcher
+            self.firstCoordinateDotPattern = spanMatcher.patterns.count - KnownValueMatcher.coordinateDotPatterns(latitude: latitude).count
             self.matcher = matcher
             self.targets = targets
             self.variantTexts = matcher.patterns.map { String(decoding: $0.bytes, as: UTF8.self) }
@@ -72,8 +76,10 @@ public struct KnownValueMatcher: Sendable {
     private let tables: Tables
 
     public var matcher: MultiPatternMatcher { tables.matcher }
-    /// The span scan's automaton (see `spanMatcher(variants:nameParts:)`).
+    /// The span scan's automaton (see `spanMatcher(variants:nameParts:latitude:)`).
     var spanMatcher: MultiPatternMatcher { tables.spanMatcher }
+    /// The index of the span scan's first decimal point pattern (see `coordinateDotPatterns`).
+    var firstCoordinateDotPattern: Int { tables.firstCoordinateDotPattern }
     /// Spans of header values already scanned, shared by every copy of this matcher.
     var headerSpans: HeaderSpanCache { tables.headerSpans }
     public var targets: [Target] { tables.targets }
@@ -152,7 +158,7 @@ public struct KnownValueMatcher: Sendable {
         }
         self.tables = Tables(variants: b.patterns, targets: b.targets, phoneDigits: b.phoneDigits,
                              nameParts: parts, splitNames: split, namePartLengths: lengths,
-                             namePartHashes: parts.keys.map { fnv1a($0.utf8) })
+                             namePartHashes: parts.keys.map { fnv1a($0.utf8) }, latitude: profile.location?.latitude)
         self.location = profile.location
         self.spanLaneBias = SpanLanes.bias(namePartLengthBits: namePartLengthBits, namePartLengths: lengths.isEmpty ? 0 : 1,
                                            latitude: profile.location?.latitude, phones: !b.phoneDigits.isEmpty)

@@ -189,7 +189,7 @@ extension KnownValueMatcher {
     /// tells whether a lane that the byte ends was long enough to look at (base64 ≥ 10 with an
     /// upper case letter or before `=`, hex ≥ 8, a word with a byte that is not ASCII, digits and
     /// separators ≥ 9 or the shortest fixed-point coordinate, see `SpanLanes.bias`), or
-    /// whether the byte needs a check of its own (`\`, `%`, `.`, the second byte of compression
+    /// whether the byte needs a check of its own (`\`, `%`, the second byte of compression
     /// magic). Only then does `laneEvent` run the checks of the separate scans this pass
     /// replaces, on the run that ended: the spans are the same (`SpanScanTests` compares them
     /// with a plain reference scan). With `context.firstSpanOnly` (checks of decoded runs, which
@@ -202,7 +202,7 @@ extension KnownValueMatcher {
         let accepting = automaton.firstAccepting
         var lanes = SpanLanes(p, base: base, bias: spanLaneBias, context: context)
         let bias = lanes.bias
-        var runs: UInt64 = 0
+        var runs = SpanLanes.start
         var state = automaton.start
         var i = 0
         while i < n {
@@ -229,7 +229,7 @@ extension KnownValueMatcher {
                 if context.firstSpanOnly, !out.isEmpty { return }
                 i += 1
             }
-            if i < n { runs = lanes.rebase(runs) }
+            if i < n { runs = lanes.rebase(runs, at: i) }
         }
         // The end of the bytes ends every run.
         if (runs &+ bias) & SpanLanes.high != 0 { laneEvent(ended: runs, check: false, at: n, &lanes, into: &out) }
@@ -287,7 +287,7 @@ extension KnownValueMatcher {
         // The hex run's length (0 when it is below its threshold).
         var hexLength = 0
         if over & 0x8000_0000 != 0 {
-            hexLength = lanes.take(ended, 1)
+            hexLength = lanes.hexRunLength(ended, endingAt: i)
             let s = i - hexLength
             // An odd number of hex digits is never `hexText` (most are timestamps in milliseconds).
             if hexLength % 2 == 0, hexRunMatters(p, s, i, context: lanes.context) { out.appendSpan((base + s)..<(base + i)) }
@@ -304,6 +304,8 @@ extension KnownValueMatcher {
         }
         if over & 0x8000_0000_0000_0000 != 0 {
             let length = lanes.take(ended, 3)
+            // The hex run's length even when it had no check of its own (after a glue byte).
+            if over & 0x8000_0000 == 0 { hexLength = lanes.hexRunLength(ended, endingAt: i) }
             // A stretch as long as the hex run that ends with it is digits only (the bytes of
             // both): it has no phone-like run (no separator), and no fixed-point coordinate when
             // it is longer than 11 digits or there is no location (timestamps, ids).
@@ -315,9 +317,19 @@ extension KnownValueMatcher {
     }
 
     /// The matcher's confirmed matches for the accepting automaton `state` at `i`.
+    /// A match of a decimal point's pattern (`coordinateDotPatterns`) is a span only when the
+    /// number around the point is near the profile's latitude (`nearCoordinate`).
     @inline(never)
     private func matched(_ state: Int, endingAt i: Int, _ h: UnsafePointer<UInt8>, count n: Int, base: Int, into out: inout [Range<Int>]) {
-        spanMatcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in out.appendSpan((base + m.start)..<(base + m.end)) }
+        let firstDot = firstCoordinateDotPattern
+        var dot = false
+        // The closure captures no copy of `self` (the number is read after it).
+        spanMatcher.confirmMatches(state: state, endingAt: i, in: h, count: n) { m in
+            if m.pattern >= firstDot { dot = true } else { out.appendSpan((base + m.start)..<(base + m.end)) }
+        }
+        if dot, let loc = location, let r = nearCoordinate(UnsafeBufferPointer(start: h, count: n), dot: i, loc) {
+            out.appendSpan((base + r.lowerBound)..<(base + r.upperBound))
+        }
     }
 
     /// The span scan's automaton: the variants, and each name part that an ASCII word can be
@@ -326,18 +338,43 @@ extension KnownValueMatcher {
     /// part whose first byte is below `A` or that holds a byte no word holds is no word, and a
     /// part that is not ASCII only equals words that are not, read by lane 2), so the scan
     /// needs no event per word.
-    static func spanMatcher(variants: [MultiPatternMatcher.Pattern], nameParts: [String]) -> MultiPatternMatcher {
+    ///
+    /// Last come the decimal points that may end the integer part of a latitude near the
+    /// profile's (`coordinateDotPatterns`): a match is read by `nearCoordinate` (see `matched`),
+    /// and no other `.` has anything to do.
+    static func spanMatcher(variants: [MultiPatternMatcher.Pattern], nameParts: [String], latitude: Double?) -> MultiPatternMatcher {
         var patterns = variants
         for part in nameParts {
             let bytes = Array(part.utf8)
             guard let first = bytes.first, first >= 0x41, bytes.allSatisfy({ $0 < 0x80 && isNameWordByte($0) }) else { continue }
             patterns.append(.init(bytes: bytes, caseSensitive: false, wordBoundary: false, nameWord: true))
         }
+        for dot in coordinateDotPatterns(latitude: latitude) {
+            patterns.append(.init(bytes: dot, caseSensitive: false, wordBoundary: false))
+        }
         return MultiPatternMatcher(patterns: patterns)
     }
 
-    /// A byte with a check of its own: JSON escapes, percent-escapes, compression magic, decimal
-    /// points (coordinates).
+    /// The decimal points `nearCoordinate` may read a number near `latitude` around: an integer
+    /// part `m`, written without leading zeros, then `.`, for each integer that its first test
+    /// lets through (`m` within (|latitude| − 1.1, |latitude| + 0.1), 0 to 999; no pattern when
+    /// the latitude is not finite, where the test lets none through). Proof that a `.` matching
+    /// none of these gets nil from `nearCoordinate`: it returns a number only with a digit
+    /// before the dot and 1 to 3 integer digits there, and only when their value `m` passes that
+    /// test; those digits are `m` with leading zeros or none, so they end with `m`'s decimal
+    /// writing, and the dot ends a match of `m.`. The interval is 1.2 wide: two integers at most,
+    /// consecutive, and neither's writing ends the other's, so at most one pattern ends at a dot.
+    static func coordinateDotPatterns(latitude: Double?) -> [[UInt8]] {
+        guard let latitude, latitude.isFinite else { return [] }
+        let low = abs(latitude) - 1.1, high = abs(latitude) + 0.1
+        guard high > 0, low < 999 else { return [] }
+        let first = max(0, Int(low.rounded(.down))), last = min(999, Int(high.rounded(.up)))
+        guard first <= last else { return [] }
+        return (first...last).filter { Double($0) > low && Double($0) < high }.map { Array("\($0).".utf8) }
+    }
+
+    /// A byte with a check of its own: JSON escapes, percent-escapes, compression magic (decimal
+    /// points near the latitude are the automaton's, see `coordinateDotPatterns`).
     func checkByte(_ p: UnsafeBufferPointer<UInt8>, at i: Int, base: Int, into out: inout [Range<Int>]) {
         let n = p.count
         let b = p[i]
@@ -352,8 +389,6 @@ extension KnownValueMatcher {
                 let first = p[i - 1]
                 if (b == 0x8B && first == 0x1F) || (b != 0x8B && first == 0x78) { out.appendSpan((base + i - 1)..<(base + i + 1)) }
             }
-        case 0x2E:
-            if let loc = location, let r = nearCoordinate(p, dot: i, loc) { out.appendSpan((base + r.lowerBound)..<(base + r.upperBound)) }
         default: break
         }
     }
@@ -570,7 +605,7 @@ extension KnownValueMatcher {
 /// The four run lengths of the span scan, 16 bits each in one `UInt64`, and what happens when a
 /// run ends: lane 0 base64 alphabet, lane 1 hex digits, lane 2 the bytes that are not ASCII in
 /// a name-like word (bytes `A` and above, `-`, `'`; the word itself starts at its first byte
-/// >= `A`; ASCII words are read by the automaton, see `spanMatcher(variants:nameParts:)`), lane 3 digits and phone
+/// >= `A`; ASCII words are read by the automaton, see `spanMatcher(variants:nameParts:latitude:)`), lane 3 digits and phone
 /// separators (` `, `-`, `.`, `(`, `)`, `/`, `+`). Digit runs (fixed-point coordinates) have no
 /// lane: they are read in the stretch that holds them, when it ends.
 /// Lanes stay below 0x8000, so a lane's length ≥ its threshold T shows as the lane's top bit of
@@ -585,6 +620,13 @@ extension KnownValueMatcher {
 /// an upper case letter, and bit 14 for one of 10 or more without (and for a shorter one with:
 /// `laneEvent` reads the length again); `=` tests both bits, every other byte that ends the run
 /// bit 15 only.
+///
+/// Lane 1 likewise: bit 14 (`hexClean`) says that the hex run starts at the first byte or
+/// after a byte that is no glue (`isHexGlue`; the byte before a run sets it or not, in `add`,
+/// and hex digits keep it), and its bias is 0x4000 − 8: bit 15 of `ended + bias` is set exactly
+/// for a clean run of 8 or more. A run after a glue byte has no event: `hexRunMatters` never
+/// keeps it (its first test), and nothing else reads it but the stretch lane's test of
+/// digits-only stretches, which reads the lane's length itself (`hexRunLength`).
 struct SpanLanes {
     static let ones: UInt64 = 0x0001_0001_0001_0001
     static let high: UInt64 = 0x8000_8000_8000_8000
@@ -598,14 +640,27 @@ struct SpanLanes {
     static let base64Length: UInt64 = 0x3FFF, base64Upper: UInt64 = 0x4000
     /// The shortest base64 run that may be a candidate (12 bytes with two bytes of padding).
     static let base64Threshold: UInt64 = 10
+    /// Lane 1's length bits, and its bit for a hex run that starts at the first byte or after a
+    /// byte that is no glue (`isHexGlue`), the only runs `hexRunMatters` may keep.
+    static let hexLength: UInt64 = 0x3FFF, hexClean: UInt64 = 0x4000
+    /// The shortest hex run that may be `hexText` of something (4 bytes).
+    static let hexThreshold: UInt64 = 8
+    /// The lanes before the first byte: no runs, and a hex run starting there is clean.
+    static let start: UInt64 = hexClean << 16
 
     let p: UnsafeBufferPointer<UInt8>
     let base: Int
     let bias: UInt64
     /// How the walk may cut the bytes (for the checks of base64 and hex runs).
     let context: SpanContext
-    /// Length of each lane's run beyond its value (set by `rebase` for runs longer than a chunk).
+    /// Length of each lane's run beyond its value (set by `rebase` for runs longer than a chunk;
+    /// not lane 1's, see `hexRunStart`).
     var extra: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    /// Where the last hex run that `rebase` set back started (-1: none). A hex run that a glue
+    /// byte ends has no event (`spanLaneTable`): an `extra` of lane 1 would outlive its run and
+    /// be added to the next one's length (that run's span lost), so lane 1 keeps a start instead,
+    /// read only when the run that ends is that one (`hexRunLength`).
+    var hexRunStart = -1
     /// Some `extra` is not 0.
     var extended = false
 
@@ -630,7 +685,7 @@ struct SpanLanes {
         // A stretch is read for its phone-like runs (8 digits and a separator) and its
         // fixed-point coordinates (`phoneStretchEnded`).
         let stretch = [phones ? 9 : nil, latitude.map(shortestFixedPointCoordinate(latitude:))].compactMap { $0 }.min()
-        return (base64Upper - base64Threshold) | lane(8, 1) | lane(shortestPart, 2) | lane(stretch, 3)
+        return (base64Upper - base64Threshold) | (hexClean - hexThreshold) << 16 | lane(shortestPart, 2) | lane(stretch, 3)
     }
 
     /// The fewest digits of a run that `phoneStretchEnded` reads as fixed-point degrees near
@@ -650,15 +705,24 @@ struct SpanLanes {
 
     /// A lane that has grown past 0x2000 is set back to 0x100 (still above every threshold),
     /// the difference kept in `extra` (lanes stay below 0x4000). Lane 0 gets its upper case bit
-    /// too: its run then ends with an event whatever ends it, which takes the `extra`.
+    /// too: its run then ends with an event whatever ends it, which takes the `extra`. `i` is
+    /// where the lanes stop (the chunk's end). Lane 1 records where its run started instead, when
+    /// the run was not set back before (its value is then its length: the byte before it, if
+    /// any, is no hex digit), see `hexRunLength`.
     @inline(__always)
-    mutating func rebase(_ runs: UInt64) -> UInt64 {
+    mutating func rebase(_ runs: UInt64, at i: Int) -> UInt64 {
         var runs = runs
         for k: UInt64 in 0..<4 {
-            let v = (runs >> (16 * k)) & (k == 0 ? Self.base64Length : 0xFFFF)
+            let v = (runs >> (16 * k)) & (k == 0 ? Self.base64Length : k == 1 ? Self.hexLength : 0xFFFF)
             if v >= 0x2000 {
-                add(v - 0x100, to: k)
-                runs = runs & ~(0xFFFF << (16 * k)) | ((k == 0 ? Self.base64Upper | 0x100 : 0x100) << (16 * k))
+                if k == 1 {
+                    let s = i - Int(v)
+                    if s == 0 || hexNibble(p[s - 1]) == nil { hexRunStart = s }
+                } else {
+                    add(v - 0x100, to: k)
+                }
+                let kept = k == 0 ? Self.base64Upper : k == 1 ? runs >> 16 & Self.hexClean : 0
+                runs = runs & ~(0xFFFF << (16 * k)) | ((kept | 0x100) << (16 * k))
             }
         }
         return runs
@@ -674,7 +738,23 @@ struct SpanLanes {
         }
     }
 
-    /// Length of lane `k`'s run that `ended` holds, and no extra any more for that lane.
+    /// Length of the hex run that `ended` holds, ending before `i`. Its lane value `v` is its
+    /// length unless `rebase` set it back in this run; then the run is longer than `v`, so the
+    /// byte before the last `v` is a hex digit, and the run is the one whose start `rebase` kept
+    /// (the first time the run was set back its value was its length; a later time, the byte
+    /// before the value's bytes was a hex digit and the start was kept). Otherwise that byte is
+    /// no hex digit (or there is none) and `v` is the length, whatever run `hexRunStart` was for.
+    @inline(__always)
+    mutating func hexRunLength(_ ended: UInt64, endingAt i: Int) -> Int {
+        let v = Int((ended >> 16) & Self.hexLength)
+        guard hexRunStart >= 0, i - v > 0, hexNibble(p[i - v - 1]) != nil else { return v }
+        let length = i - hexRunStart
+        hexRunStart = -1
+        return length
+    }
+
+    /// Length of lane `k`'s run that `ended` holds, and no extra any more for that lane (not
+    /// lane 1: `hexRunLength`).
     @inline(__always)
     mutating func take(_ ended: UInt64, _ k: UInt64) -> Int {
         let v = (ended >> (16 * k)) & (k == 0 ? Self.base64Length : 0xFFFF)
@@ -698,7 +778,7 @@ struct SpanLanes {
 /// `stopEntry + byte`): keep, 0x7FFF in each lane the byte continues; add, 1 in those lanes
 /// (lane 0: an upper case letter keeps 0x3FFF and adds 0x4001, see `SpanLanes`);
 /// stop, 0x8000 in each lane the byte ends (the bit a lane at its threshold has after the
-/// bias; 0xC000 in lane 0 for `=`), all ones (`checkStop`) for a byte with a check of its own (`\`, `%`, `.`, compression
+/// bias; 0xC000 in lane 0 for `=`), all ones (`checkStop`) for a byte with a check of its own (`\`, `%`, compression
 /// magic), so that `(runs + bias) & stop` is not 0 exactly when the byte has something to do
 /// (`runs + bias` never is 0: lane 0's bias is not). In memory that is never freed (a pointer,
 /// not an array: no retain or bounds check in the scan loop). Written once, before first use,
@@ -715,12 +795,14 @@ nonisolated(unsafe) let spanLaneTable: UnsafePointer<UInt64> = {
         if (b >= 0x30 && b <= 0x39) || b == 0x20 || b == 0x2D || b == 0x2E || b == 0x28 || b == 0x29 || b == 0x2F || b == 0x2B {
             continued |= 0x7FFF << 48
         }
-        let check = b == 0x5C || b == 0x25 || b == 0x2E || b == 0x8B || b == 0x01 || b == 0x5E || b == 0x9C || b == 0xDA
+        let check = b == 0x5C || b == 0x25 || b == 0x8B || b == 0x01 || b == 0x5E || b == 0x9C || b == 0xDA
         let upper = b >= 0x41 && b <= 0x5A
         // An upper case letter sets lane 0's bit 14: cleared by keep, added back with the length.
         table[SpanLanes.keepEntry + v] = upper ? continued & ~SpanLanes.base64Upper : continued
-        // Lane 2 counts a word's bytes that are not ASCII.
-        table[SpanLanes.addEntry + v] = continued & SpanLanes.ones & (b >= 0x80 ? ~0 : ~(1 << 32)) | (upper ? SpanLanes.base64Upper : 0)
+        // Lane 2 counts a word's bytes that are not ASCII. A byte that is neither hex nor glue
+        // sets lane 1's clean bit for the hex run after it (kept by hex digits).
+        let clean = hexNibble(b) == nil && !isHexGlue(b) ? SpanLanes.hexClean << 16 : 0
+        table[SpanLanes.addEntry + v] = continued & SpanLanes.ones & (b >= 0x80 ? ~0 : ~(1 << 32)) | (upper ? SpanLanes.base64Upper : 0) | clean
         // A hex run that a glue byte ends is no whole value (`hexRunMatters`): no event for it.
         // `=` ends a base64 run that may be a padded candidate with or without upper case letters.
         let ended = ~(continued << 1) & SpanLanes.high & (isHexGlue(b) ? ~(0x8000 << 16) : ~0) | (b == 0x3D ? 0x4000 : 0)
