@@ -7,16 +7,26 @@ import MouchardFlow
 /// tests hold it to the plain scans it replaces (a reference kept here, one loop per kind of
 /// span) on the dev corpus, on crafted and on random bytes, and on hostile input.
 @Suite struct SpanScanTests {
+    /// The test profile and the dev corpus's, with 16-bit transitions as built for them, and the
+    /// dev iOS profile again with 32-bit ones (the path a profile past 2 MB of rows takes).
     static let matchers: [KnownValueMatcher] = {
         var out = [KnownValueMatcher(profile: try! TestSupport.profile())]
         for d in ["ios", "android"] {
             let url = TestSupport.corpus.appendingPathComponent("dev/\(d)/device.json")
             if let data = try? Data(contentsOf: url), let p = try? DeviceProfile.load([UInt8](data), file: "device.json") {
                 out.append(KnownValueMatcher(profile: p))
+                if d == "ios" { out.append(KnownValueMatcher(profile: p, narrowTransitions: false)) }
             }
         }
         return out
     }()
+
+    @Test func bothTransitionWidthsAreScanned() {
+        // Every test here runs on each matcher: the wide one must really be wide.
+        #expect(Self.matchers.count == 4)
+        #expect(Self.matchers.filter { !$0.spanMatcher.isNarrow }.count == 1)
+        #expect(Self.matchers.filter { $0.spanMatcher.isNarrow }.count == 3)
+    }
 
     func same(_ kv: KnownValueMatcher, _ bytes: [UInt8], _ note: String = "", sourceLocation: SourceLocation = #_sourceLocation) {
         let fast = kv.spans(bytes[...]).sorted { ($0.lowerBound, $0.upperBound) < ($1.lowerBound, $1.upperBound) }
@@ -58,6 +68,8 @@ import MouchardFlow
             // Base64 runs with and without upper case letters, padded or not, near the lengths that count.
             "abcdefghij==", "abcdefghijk=", "abcdefghi==", "abcdefghijkl&", "/abcdefghijklmnop/Qrstuvwxyz0123",
             "userId=1&sessionToken=ZGV2aWNl", "Abcdefghij==", "AbcdefghiJ=", "bHVjYXMuYmVybmFyZEBleGFtcGxlLm5ldA",
+            // Padded runs without an upper case letter that the walk may cut (`+`): `=` ends them.
+            "+e-5-b0e42axc8=", ".F=+e-5-b0e42axc8=&2c7", "x=ab+cdefghijkl==", "abcdefghi+j=", "abcdefgh+j=",
             // Stretches of digits only as long as their hex run: fixed-point latitudes (the dev
             // iOS profile's, 47.0864) with leading zeros up to 11 digits and beyond, timestamps;
             // hex of text with an odd number of digits.
@@ -83,11 +95,11 @@ import MouchardFlow
         var rng = SplitMix(seed: 0x5eed)
         // Bytes drawn from an alphabet that makes runs, separators and specials meet often.
         let alphabet = Array("0123456789abcdefxyzABCDEFXYZ+-/_.( )%\\'é@=&:,\"".utf8) + [0x1F, 0x8B, 0x9C, 0xFF, 0x01, 0x5E, 0xDA]
-        for kv in Self.matchers {
+        for (m, kv) in Self.matchers.enumerated() {
             for _ in 0..<400 {
                 let n = Int(rng.next() % 120)
                 let bytes = (0..<n).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
-                same(kv, bytes)
+                same(kv, bytes, "matcher \(m) bytes \(bytes)")
             }
         }
     }

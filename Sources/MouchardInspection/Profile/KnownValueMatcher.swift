@@ -54,9 +54,10 @@ public struct KnownValueMatcher: Sendable {
         let firstCoordinateDotPattern: Int
         init(variants: [MultiPatternMatcher.Pattern], targets: [Target], phoneDigits: [String: [Target]],
              nameParts: [String: [(name: Int, part: Int)]], splitNames: [(target: Target, parts: Int)],
-             namePartLengths: Set<Int>, namePartHashes: [UInt64], latitude: Double?) {
+             namePartLengths: Set<Int>, namePartHashes: [UInt64], latitude: Double?, narrowTransitions: Bool) {
             // One automaton for both: the variants' matcher reads the span scan's tables.
-            let spanMatcher = KnownValueMatcher.spanMatcher(variants: variants, nameParts: nameParts.keys.sorted(), latitude: latitude)
+            let spanMatcher = KnownValueMatcher.spanMatcher(variants: variants, nameParts: nameParts.keys.sorted(), latitude: latitude,
+                                                            narrow: narrowTransitions)
             let matcher = spanMatcher.restricted(toFirst: variants.count)
             self.spanMatcher = spanMatcher
             self.firstCoordinateDotPattern = spanMatcher.patterns.count - KnownValueMatcher.coordinateDotPatterns(latitude: latitude).count
@@ -113,6 +114,12 @@ public struct KnownValueMatcher: Sendable {
     public var radius = 3000.0
 
     public init(profile: DeviceProfile) {
+        self.init(profile: profile, narrowTransitions: true)
+    }
+
+    /// `narrowTransitions` false keeps the automaton's transitions 32 bits wide whatever its size
+    /// (tests: the span scan's wide path, which only a profile past 2 MB of rows takes otherwise).
+    init(profile: DeviceProfile, narrowTransitions: Bool) {
         var b = VariantBuilder()
         for (type, value) in profile.identifiers {
             b.addIdentifier(value, category: "device-id", type: type)
@@ -158,7 +165,8 @@ public struct KnownValueMatcher: Sendable {
         }
         self.tables = Tables(variants: b.patterns, targets: b.targets, phoneDigits: b.phoneDigits,
                              nameParts: parts, splitNames: split, namePartLengths: lengths,
-                             namePartHashes: parts.keys.map { fnv1a($0.utf8) }, latitude: profile.location?.latitude)
+                             namePartHashes: parts.keys.map { fnv1a($0.utf8) }, latitude: profile.location?.latitude,
+                             narrowTransitions: narrowTransitions)
         self.location = profile.location
         self.spanLaneBias = SpanLanes.bias(namePartLengthBits: namePartLengthBits, namePartLengths: lengths.isEmpty ? 0 : 1,
                                            latitude: profile.location?.latitude, phones: !b.phoneDigits.isEmpty)

@@ -224,8 +224,13 @@ extension KnownValueMatcher {
                 let ended = runs & ~keep
                 runs = (runs & keep) &+ table[SpanLanes.addEntry + b]
                 if state >= accepting { matched(state, endingAt: i, h, count: n, base: base, into: &out) }
-                let check = table[SpanLanes.stopEntry + b] == SpanLanes.checkStop
-                if (ended &+ bias) & SpanLanes.high != 0 || check { laneEvent(ended: ended, check: check, at: i, &lanes, into: &out) }
+                let stop = table[SpanLanes.stopEntry + b]
+                let check = stop == SpanLanes.checkStop
+                // A lane at its threshold that the byte ends; `=` also reads lane 0's bit 14 (a
+                // run of 10 or more without an upper case letter may be padded, see `SpanLanes`).
+                if (ended &+ bias) & (SpanLanes.high | (stop & SpanLanes.base64Upper)) != 0 || check {
+                    laneEvent(ended: ended, check: check, at: i, &lanes, into: &out)
+                }
                 if context.firstSpanOnly, !out.isEmpty { return }
                 i += 1
             }
@@ -342,7 +347,8 @@ extension KnownValueMatcher {
     /// Last come the decimal points that may end the integer part of a latitude near the
     /// profile's (`coordinateDotPatterns`): a match is read by `nearCoordinate` (see `matched`),
     /// and no other `.` has anything to do.
-    static func spanMatcher(variants: [MultiPatternMatcher.Pattern], nameParts: [String], latitude: Double?) -> MultiPatternMatcher {
+    static func spanMatcher(variants: [MultiPatternMatcher.Pattern], nameParts: [String], latitude: Double?,
+                            narrow: Bool = true) -> MultiPatternMatcher {
         var patterns = variants
         for part in nameParts {
             let bytes = Array(part.utf8)
@@ -352,7 +358,7 @@ extension KnownValueMatcher {
         for dot in coordinateDotPatterns(latitude: latitude) {
             patterns.append(.init(bytes: dot, caseSensitive: false, wordBoundary: false))
         }
-        return MultiPatternMatcher(patterns: patterns)
+        return MultiPatternMatcher(patterns: patterns, narrow: narrow)
     }
 
     /// The decimal points `nearCoordinate` may read a number near `latitude` around: an integer
