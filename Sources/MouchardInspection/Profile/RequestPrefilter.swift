@@ -363,7 +363,7 @@ extension KnownValueMatcher {
 
     /// The decimal points `nearCoordinate` may read a number near `latitude` around: an integer
     /// part `m`, written without leading zeros, then `.`, for each integer that its first test
-    /// lets through (`m` within (|latitude| − 1.1, |latitude| + 0.1), 0 to 999; no pattern when
+    /// lets through (`mayBeLatitudeIntegerPart`, 0 to 999; no pattern when
     /// the latitude is not finite, where the test lets none through). Proof that a `.` matching
     /// none of these gets nil from `nearCoordinate`: it returns a number only with a digit
     /// before the dot and 1 to 3 integer digits there, and only when their value `m` passes that
@@ -376,7 +376,14 @@ extension KnownValueMatcher {
         guard high > 0, low < 999 else { return [] }
         let first = max(0, Int(low.rounded(.down))), last = min(999, Int(high.rounded(.up)))
         guard first <= last else { return [] }
-        return (first...last).filter { Double($0) > low && Double($0) < high }.map { Array("\($0).".utf8) }
+        return (first...last).filter { mayBeLatitudeIntegerPart(Double($0), of: latitude) }.map { Array("\($0).".utf8) }
+    }
+
+    /// `m` may be the integer part of a number within 0.05 of `latitude` (read with its sign
+    /// apart): `m` within (|latitude| − 1.1, |latitude| + 0.1), a little wider than needed. The
+    /// test of `nearCoordinate`, and what `coordinateDotPatterns` makes patterns of.
+    static func mayBeLatitudeIntegerPart(_ m: Double, of latitude: Double) -> Bool {
+        m > abs(latitude) - 1.1 && m < abs(latitude) + 0.1
     }
 
     /// A byte with a check of its own: JSON escapes, percent-escapes, compression magic (decimal
@@ -586,7 +593,7 @@ extension KnownValueMatcher {
         var integer = 0
         for k in intStart..<dot { integer = integer * 10 + Int(p[k] - 0x30) }
         let m = Double(integer)
-        guard m > abs(loc.latitude) - 1.1 && m < abs(loc.latitude) + 0.1 else { return nil }
+        guard Self.mayBeLatitudeIntegerPart(m, of: loc.latitude) else { return nil }
         let s = intStart > 0 && p[intStart - 1] == 0x2D ? intStart - 1 : intStart
         var e = dot + 1
         while e < p.count, p[e] >= 0x30, p[e] <= 0x39 { e += 1 }
