@@ -64,7 +64,7 @@ let package = Package(
             "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardWire", "MouchardFlow", "MouchardInspection",
             "MouchardStore", "MouchardCodec",
         ]),
-        .testTarget(name: "MouchardReportTests", dependencies: ["MouchardReport", "MouchardInspection"],
+        .testTarget(name: "MouchardReportTests", dependencies: ["MouchardReport", "MouchardInspection", "MouchardCLI"],
                     resources: [.copy("Resources")]),
         .testTarget(name: "MouchardCLITests", dependencies: ["MouchardCLI"]),
     ]

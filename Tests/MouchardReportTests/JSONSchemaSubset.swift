@@ -1,9 +1,26 @@
-/// A small JSON-schema validator for the keywords our SARIF 2.1.0 subset schema uses
-/// ($ref to #/definitions, type, required, properties, additionalProperties, items, enum,
-/// minItems, minimum, uniqueItems, anyOf, format uri / uri-reference). Returns every violation
-/// with its JSON path, so a failing test says what is wrong and where.
+import Foundation
+
+/// A small JSON Schema validator for the keywords our schemas use (the SARIF 2.1.0 subset in
+/// Resources/ and docs/findings.schema.json, draft 2020-12): `$ref` to `#/definitions/NAME` or
+/// `#/$defs/NAME`, type (a name or a list of names), const, enum, required, properties,
+/// additionalProperties, items, minItems, maxItems, uniqueItems, minimum, maximum, minLength,
+/// pattern, anyOf, and format uri / uri-reference / date-time. Returns every violation with its
+/// JSON path, so a failing test says what is wrong and where.
+///
+/// A keyword this validator does not implement would be silently ignored, and a schema using it
+/// would look checked when it is not: `unsupportedKeywords()` lists them, and the tests require
+/// it to be empty.
 struct JSONSchemaSubset {
     let root: JSONValue
+    private let patterns = PatternCache()
+
+    /// Keywords that `check` enforces, and annotations that assert nothing.
+    static let checkedKeywords: Set<String> = [
+        "$ref", "type", "const", "enum", "required", "properties", "additionalProperties", "items", "minItems",
+        "maxItems", "uniqueItems", "minimum", "maximum", "minLength", "pattern", "anyOf", "format",
+    ]
+    static let annotationKeywords: Set<String> = ["$schema", "$id", "$comment", "title", "description", "$defs", "definitions"]
+    static let checkedFormats: Set<String> = ["uri", "uri-reference", "date-time"]
 
     init(bytes: [UInt8]) throws { root = try JSONValue.parse(bytes) }
 
@@ -13,9 +30,49 @@ struct JSONSchemaSubset {
         return errors
     }
 
+    /// Validates `instance` against one definition of the schema (`#/$defs/finding`).
+    func validate(_ instance: JSONValue, against ref: String) -> [String] {
+        guard let target = resolve(ref) else { return ["$: unresolved \(ref)"] }
+        var errors: [String] = []
+        check(instance, target, "$", &errors)
+        return errors
+    }
+
+    /// Keywords (and formats) the schema uses that `check` would ignore, with where they are.
+    func unsupportedKeywords() -> [String] {
+        var found: [String] = []
+        func walk(_ schema: JSONValue, _ path: String) {
+            guard case .object(let object) = schema else {
+                if case .bool = schema { return }
+                found.append("\(path): a schema must be an object or a boolean")
+                return
+            }
+            for (key, value) in object.sorted(by: { $0.key < $1.key }) {
+                switch key {
+                case "properties", "$defs", "definitions":
+                    if case .object(let members) = value {
+                        for (name, sub) in members.sorted(by: { $0.key < $1.key }) { walk(sub, "\(path)/\(key)/\(name)") }
+                    }
+                case "items", "additionalProperties":
+                    walk(value, "\(path)/\(key)")
+                case "anyOf":
+                    for (i, sub) in (value.array ?? []).enumerated() { walk(sub, "\(path)/anyOf/\(i)") }
+                case "format":
+                    if let name = value.string, !Self.checkedFormats.contains(name) { found.append("\(path): format \(name)") }
+                default:
+                    if !Self.checkedKeywords.contains(key) && !Self.annotationKeywords.contains(key) { found.append("\(path): \(key)") }
+                }
+            }
+        }
+        walk(root, "#")
+        return found
+    }
+
     private func resolve(_ ref: String) -> JSONValue? {
-        guard ref.hasPrefix("#/definitions/") else { return nil }
-        return root["definitions"]?[String(ref.dropFirst("#/definitions/".count))]
+        for prefix in ["#/definitions/", "#/$defs/"] where ref.hasPrefix(prefix) {
+            return root[String(prefix.dropLast().dropFirst(2))]?[String(ref.dropFirst(prefix.count))]
+        }
+        return nil
     }
 
     private static func typeName(_ v: JSONValue) -> String {
@@ -27,6 +84,14 @@ struct JSONSchemaSubset {
         case .string: "string"
         case .array: "array"
         case .object: "object"
+        }
+    }
+
+    private static func numeric(_ v: JSONValue?) -> Double? {
+        switch v {
+        case .integer(let n)?: Double(n)
+        case .number(let d)?: d
+        default: nil
         }
     }
 
@@ -47,31 +112,57 @@ struct JSONSchemaSubset {
         return true
     }
 
+    /// RFC 3339 `date-time`: `2026-11-02T09:14:06.330Z`, `...06+02:00`.
+    static func isDateTime(_ s: String) -> Bool {
+        s.range(of: #"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"#,
+                options: .regularExpression) != nil
+    }
+
     private func check(_ v: JSONValue, _ schema: JSONValue, _ path: String, _ errors: inout [String]) {
+        if case .bool(let accepts) = schema {
+            if !accepts { errors.append("\(path): no value allowed here") }
+            return
+        }
         if let ref = schema["$ref"]?.string {
             guard let target = resolve(ref) else { errors.append("\(path): unresolved \(ref)"); return }
             check(v, target, path, &errors)
         }
         let actual = Self.typeName(v)
-        if let type = schema["type"]?.string {
-            let ok = type == actual || (type == "number" && actual == "integer")
-            if !ok { errors.append("\(path): expected \(type), got \(actual)"); return }
+        if let type = schema["type"] {
+            let allowed = type.string.map { [$0] } ?? (type.array ?? []).compactMap(\.string)
+            let ok = allowed.contains(actual) || (actual == "integer" && allowed.contains("number"))
+            if !ok { errors.append("\(path): expected \(allowed.joined(separator: " or ")), got \(actual)"); return }
+        }
+        if let constant = schema["const"], constant != v {
+            errors.append("\(path): \(v) is not the constant \(constant)")
         }
         if let options = schema["enum"]?.array, !options.contains(v) {
             errors.append("\(path): \(v) not in enum")
         }
-        if case .integer(let minimum)? = schema["minimum"] {
-            switch v {
-            case .integer(let n) where n < minimum: errors.append("\(path): \(n) < minimum \(minimum)")
-            case .number(let n) where n < Double(minimum): errors.append("\(path): \(n) < minimum \(minimum)")
-            default: break
-            }
+        if let n = Self.numeric(v) {
+            if let minimum = Self.numeric(schema["minimum"]), n < minimum { errors.append("\(path): \(n) < minimum \(minimum)") }
+            if let maximum = Self.numeric(schema["maximum"]), n > maximum { errors.append("\(path): \(n) > maximum \(maximum)") }
         }
-        if let format = schema["format"]?.string, let s = v.string {
-            if (format == "uri" || format == "uri-reference") && !Self.isURIReference(s) {
-                errors.append("\(path): not a \(format): \(s.prefix(80))")
+        if let s = v.string {
+            if let min = schema["minLength"]?.int, s.unicodeScalars.count < min {
+                errors.append("\(path): shorter than \(min) characters")
             }
-            if format == "uri" && !s.contains(":") { errors.append("\(path): not an absolute uri") }
+            if let pattern = schema["pattern"]?.string {
+                if let regex = patterns.regex(pattern) {
+                    if regex.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) == nil {
+                        errors.append("\(path): \(s.prefix(80).debugDescription) does not match \(pattern)")
+                    }
+                } else {
+                    errors.append("\(path): the schema's pattern \(pattern) is not a valid regular expression")
+                }
+            }
+            if let format = schema["format"]?.string {
+                if (format == "uri" || format == "uri-reference") && !Self.isURIReference(s) {
+                    errors.append("\(path): not a \(format): \(s.prefix(80))")
+                }
+                if format == "uri" && !s.contains(":") { errors.append("\(path): not an absolute uri") }
+                if format == "date-time" && !Self.isDateTime(s) { errors.append("\(path): not a date-time: \(s.prefix(80))") }
+            }
         }
         if let anyOf = schema["anyOf"]?.array {
             let passes = anyOf.contains { sub in
@@ -85,7 +176,7 @@ struct JSONSchemaSubset {
             for case .string(let name) in schema["required"]?.array ?? [] where object[name] == nil {
                 errors.append("\(path): missing required '\(name)'")
             }
-            for (key, value) in object {
+            for (key, value) in object.sorted(by: { $0.key < $1.key }) {
                 if let sub = schema["properties"]?[key] {
                     check(value, sub, "\(path).\(key)", &errors)
                 } else if let extra = schema["additionalProperties"] {
@@ -96,6 +187,7 @@ struct JSONSchemaSubset {
         }
         if case .array(let array) = v {
             if let min = schema["minItems"]?.int, array.count < min { errors.append("\(path): fewer than \(min) items") }
+            if let max = schema["maxItems"]?.int, array.count > max { errors.append("\(path): more than \(max) items") }
             if let items = schema["items"] {
                 for (i, item) in array.enumerated() { check(item, items, "\(path)[\(i)]", &errors) }
             }
@@ -106,6 +198,18 @@ struct JSONSchemaSubset {
                 }
             }
         }
+    }
+}
+
+/// Compiled `pattern`s, each compiled once per validator (a findings document checks thousands of strings).
+private final class PatternCache {
+    private var compiled: [String: NSRegularExpression?] = [:]
+
+    func regex(_ pattern: String) -> NSRegularExpression? {
+        if let known = compiled[pattern] { return known }
+        let made = try? NSRegularExpression(pattern: pattern)
+        compiled[pattern] = made
+        return made
     }
 }
 
