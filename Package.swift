@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // Mouchard: shows what a mobile app really sends about its user.
-// Layout (see README "Architecture"): pure parsers, one thin Swift wrapper per C library,
+// Layout (see docs/architecture.md): pure parsers, one thin Swift wrapper per C library,
 // composition modules, and a thin CLI.
 import PackageDescription
 

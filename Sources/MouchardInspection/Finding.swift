@@ -2,7 +2,7 @@ import Foundation
 
 /// One proven leak: which data of the user went where, how it was hidden, and the rule that saw it.
 ///
-/// The JSON shape is the contract of ../shared/spec/findings.md (fields named there never change);
+/// The JSON shape is the contract of docs/findings.md (its contract fields never change);
 /// the extra fields (`flow`, `confidence`, `severity`, `description`, `time`, ...) are additions.
 public struct Finding: Sendable, Hashable, Codable {
     /// `device-id`, `contacts`, `location`, `phone-number`, `email`, `name`, `credentials`.

@@ -1,6 +1,6 @@
 /// Report order and plain-words names of finding categories.
 public enum CategoryNames {
-    /// The categories of spec/findings.md in the order reports list them.
+    /// The built-in categories (docs/findings.md) in the order reports list them.
     public static let order = ["device-id", "location", "contacts", "phone-number", "email", "name", "credentials"]
 
     /// Words for a non-engineer: `device-id` → `device identifiers`.

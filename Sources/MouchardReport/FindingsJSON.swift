@@ -1,9 +1,9 @@
 import Foundation
 import MouchardInspection
 
-/// The findings JSON document (`scan --format json`, `report --format json`): exactly the fields of
-/// ../shared/spec/findings.md (`tool`, `inputs`, `requests`, `findings`) plus the summary sections as
-/// extra top-level fields (`verdict`, `categories`, `destinations`, `data_flows`, `finding_groups`,
+/// The findings JSON document (`scan --format json`, `report --format json`; docs/findings.md): the
+/// contract fields (`tool`, `inputs`, `requests`, `findings`) plus the summary sections as extra
+/// top-level fields (`verdict`, `categories`, `destinations`, `data_flows`, `finding_groups`,
 /// `timeline`, `metadata_only_hosts`, `methodology`, `omitted`). Keys are snake_case.
 public enum FindingsJSON {
     /// The document as UTF-8 JSON (sorted keys, so equal inputs give equal bytes).

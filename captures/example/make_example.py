@@ -6,7 +6,7 @@ owner are all FICTIONAL. Tracker hosts are real SDK hostnames (see Rules/tracker
 is from the documentation ranges (RFC 5737) and every identifier was invented for this file.
 
 Writes, next to this script:
-  device.json   the device profile (../shared/spec/device-profile.md)
+  device.json   the device profile (format: docs/device-profile.md)
   traffic.har   HAR 1.2: every decrypted request (http:// and https://) with its response
   traffic.pcap  the same session on the wire: DNS for every host, the cleartext http:// requests as real TCP
                 sessions (handshakes, segments, ACKs, FIN), and a TLS ClientHello (SNI, ALPN) for each https

@@ -21,7 +21,7 @@ struct ReportCommand: MouchardCommand {
         options: [
             OptionSpec("--out", short: "-o", value: "FILE", help: "where to write the report"),
             OptionSpec("--format", value: "FORMAT", help: "html, md, json or sarif (default: from --out's extension)"),
-            OptionSpec("--device", value: "FILE", help: "device profile (known values to look for, spec/device-profile.md)"),
+            OptionSpec("--device", value: "FILE", help: "device profile (known values to look for, docs/device-profile.md)"),
             OptionSpec("--app", value: "NAME", help: "the app under audit (report title, first-party hint)"),
             OptionSpec("--first-party", value: "DOMAIN", help: "a domain of the app's own company", repeatable: true),
             OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules, the installed Rules/)"),

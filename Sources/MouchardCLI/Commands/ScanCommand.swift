@@ -60,7 +60,7 @@ struct ScanCommand: MouchardCommand {
         }
         switch format {
         case "json":
-            // spec/findings.md's fields (tool, inputs, requests, findings) plus the summary sections
+            // docs/findings.md's contract fields (tool, inputs, requests, findings) plus the summary sections
             // (its `destinations` cover the capture's hosts: transports, flows, bytes).
             out.text += try FindingsJSON.streamTail(summary, count: count)
         case "text":

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The known values of the test device (../shared/spec/device-profile.md): identifiers, the
+/// The known values of the test device (format: docs/device-profile.md): identifiers, the
 /// owner's name, e-mails and phones, a GPS fix and planted contacts. With it, the inspector finds
 /// these exact values whatever their encoding.
 public struct DeviceProfile: Sendable, Hashable {
