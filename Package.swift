@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "mouchard", targets: ["mouchard"]),
         .executable(name: "mouchard-bench", targets: ["mouchard-bench"]),
         .library(name: "MouchardInspection", targets: ["MouchardInspection"]),
+        .library(name: "MouchardAudit", targets: ["MouchardAudit"]),
     ],
     targets: [
         // C libraries from Debian, one system-library target each.
@@ -24,48 +25,65 @@ let package = Package(
         // Pure modules: bytes in, values out. No C, no I/O.
         .target(name: "MouchardWire"),
         .target(name: "MouchardFlow", dependencies: ["MouchardWire"]),
+        // What a finding is (the values a store, a report and the inspector share).
+        .target(name: "MouchardFindings"),
 
         // Thin wrappers, one per C library.
         .target(name: "MouchardCodec", dependencies: ["CZlib", "CBrotli", "COpenSSL", "CMouchardShims"]),
         .target(name: "MouchardTLS", dependencies: ["COpenSSL", "CMouchardShims", "MouchardWire"]),
         .target(name: "MouchardCapture", dependencies: ["CPcap", "MouchardWire"]),
-        .target(name: "MouchardStore", dependencies: ["CSQLite", "MouchardFlow", "MouchardInspection"]),
+        .target(name: "MouchardStore", dependencies: ["CSQLite", "MouchardWire", "MouchardFlow", "MouchardFindings"]),
         .target(name: "MouchardPosix", dependencies: ["CMouchardShims"]),
 
         // The heart: rules, decoders, detectors (pure, plus digests and inflate from MouchardCodec).
-        .target(name: "MouchardInspection", dependencies: ["MouchardFlow", "MouchardWire", "MouchardCodec"]),
+        .target(name: "MouchardInspection", dependencies: [
+            "MouchardFindings", "MouchardFlow", "MouchardWire", "MouchardCodec",
+        ]),
 
         // Composition.
         .target(name: "MouchardSniffer", dependencies: ["MouchardWire", "MouchardFlow", "MouchardCapture"]),
         .target(name: "MouchardProxy", dependencies: [
-            "MouchardWire", "MouchardFlow", "MouchardTLS", "MouchardPosix", "MouchardInspection", "MouchardStore",
+            "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardTLS", "MouchardPosix", "MouchardInspection",
+            "MouchardStore",
         ]),
-        .target(name: "MouchardReport", dependencies: ["MouchardFlow", "MouchardInspection"]),
+        .target(name: "MouchardReport", dependencies: ["MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardInspection"]),
+        // An audit of files and sessions: inputs read into flows, inspected, summarized.
+        .target(name: "MouchardAudit", dependencies: [
+            "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardCodec", "MouchardInspection", "MouchardReport",
+            "MouchardSniffer", "MouchardStore",
+        ]),
 
         // Thin CLI: argument parsing and calls into the libraries.
         .target(name: "MouchardCLI", dependencies: [
-            "MouchardWire", "MouchardFlow", "MouchardCodec", "MouchardStore", "MouchardInspection",
-            "MouchardSniffer", "MouchardCapture", "MouchardProxy", "MouchardTLS", "MouchardReport",
+            "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardCodec", "MouchardStore", "MouchardInspection",
+            "MouchardSniffer", "MouchardCapture", "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardReport",
+            "MouchardAudit",
         ]),
         .executableTarget(name: "mouchard", dependencies: ["MouchardCLI"]),
         // Benchmarks driven by the scripts in bench/ (release build).
         .executableTarget(name: "mouchard-bench", dependencies: [
-            "MouchardWire", "MouchardFlow", "MouchardCodec", "MouchardInspection", "MouchardSniffer",
+            "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardCodec", "MouchardInspection", "MouchardSniffer",
             "MouchardCapture", "MouchardTLS", "MouchardPosix", "MouchardReport",
         ], path: "bench/Sources/mouchard-bench"),
 
         .testTarget(name: "MouchardWireTests", dependencies: ["MouchardWire"]),
         .testTarget(name: "MouchardFlowTests", dependencies: ["MouchardFlow", "MouchardWire"]),
         .testTarget(name: "MouchardCodecTests", dependencies: ["MouchardCodec", "MouchardWire"]),
-        .testTarget(name: "MouchardStoreTests", dependencies: ["MouchardStore", "MouchardFlow", "MouchardWire"]),
-        .testTarget(name: "MouchardInspectionTests", dependencies: ["MouchardInspection", "MouchardFlow", "MouchardCodec", "MouchardWire"]),
-        .testTarget(name: "MouchardSnifferTests", dependencies: ["MouchardSniffer", "MouchardCapture", "MouchardFlow"]),
-        .testTarget(name: "MouchardProxyTests", dependencies: [
-            "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardWire", "MouchardFlow", "MouchardInspection",
-            "MouchardStore", "MouchardCodec",
+        .testTarget(name: "MouchardStoreTests", dependencies: ["MouchardStore", "MouchardFindings", "MouchardFlow", "MouchardWire"]),
+        .testTarget(name: "MouchardInspectionTests", dependencies: [
+            "MouchardInspection", "MouchardFindings", "MouchardFlow", "MouchardCodec", "MouchardWire",
         ]),
-        .testTarget(name: "MouchardReportTests", dependencies: ["MouchardReport", "MouchardInspection", "MouchardCLI"],
-                    resources: [.copy("Resources")]),
-        .testTarget(name: "MouchardCLITests", dependencies: ["MouchardCLI"]),
+        .testTarget(name: "MouchardSnifferTests", dependencies: ["MouchardSniffer", "MouchardCapture", "MouchardFlow", "MouchardWire"]),
+        .testTarget(name: "MouchardProxyTests", dependencies: [
+            "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardWire", "MouchardFlow", "MouchardFindings",
+            "MouchardInspection", "MouchardStore", "MouchardCodec",
+        ]),
+        .testTarget(name: "MouchardReportTests", dependencies: [
+            "MouchardReport", "MouchardFindings", "MouchardInspection", "MouchardFlow", "MouchardWire", "MouchardCLI",
+        ], resources: [.copy("Resources")]),
+        .testTarget(name: "MouchardCLITests", dependencies: [
+            "MouchardCLI", "MouchardAudit", "MouchardFindings", "MouchardFlow", "MouchardInspection", "MouchardReport",
+            "MouchardSniffer", "MouchardStore",
+        ]),
     ]
 )

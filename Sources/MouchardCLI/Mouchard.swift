@@ -1,9 +1,10 @@
 import Foundation
+import MouchardAudit
 
 /// The `mouchard` command tree: dispatches to a subcommand, prints help and version,
 /// and maps errors to exit codes (64 usage, 1 runtime).
 public enum Mouchard {
-    public static let version = "0.1.0"
+    public static let version = MouchardRelease.version
 
     /// Every subcommand, in the order `mouchard --help` lists them.
     /// (Each lives in its own file under Commands/.)

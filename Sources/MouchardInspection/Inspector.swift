@@ -1,4 +1,5 @@
 import Foundation
+import MouchardFindings
 import MouchardFlow
 
 /// The heart of Mouchard: looks at one flow and says which of the user's data left the device,

@@ -1,3 +1,4 @@
+import MouchardFindings
 import MouchardFlow
 
 /// Attribution from the tracker directory (Rules/trackers.json) and a first-party policy: the

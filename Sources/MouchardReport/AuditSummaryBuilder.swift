@@ -1,4 +1,5 @@
 import Foundation
+import MouchardFindings
 import MouchardFlow
 import MouchardWire
 import MouchardInspection

@@ -1,4 +1,5 @@
 import Foundation
+import MouchardFindings
 import MouchardInspection
 
 /// The findings JSON document (`scan --format json`, `report --format json`; docs/findings.md): the

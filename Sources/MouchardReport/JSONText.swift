@@ -1,3 +1,4 @@
+import MouchardFindings
 import MouchardInspection
 
 /// Hand-written JSON for the large arrays of the JSON and SARIF reports (every finding, every

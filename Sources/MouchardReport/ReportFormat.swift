@@ -1,3 +1,4 @@
+import MouchardFindings
 import MouchardInspection
 
 /// The formats `mouchard report` writes, chosen by `--format` or the output file's extension.

@@ -1,4 +1,5 @@
 import Foundation
+import MouchardFindings
 import MouchardInspection
 
 /// Renders findings as SARIF 2.1.0 (one run, one result per finding) for code-scanning dashboards:

@@ -1,6 +1,6 @@
 import Foundation
+import MouchardFindings
 import MouchardFlow
-import MouchardInspection
 import Synchronization
 
 /// A capture session on disk: the folder `captures/<name>/` holding `session.sqlite` (flows,

@@ -1,5 +1,6 @@
 import Foundation
 import MouchardCodec
+import MouchardFindings
 import MouchardFlow
 import MouchardInspection
 import MouchardPosix

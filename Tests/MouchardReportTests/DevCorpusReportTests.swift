@@ -1,4 +1,5 @@
 import Foundation
+import MouchardFindings
 import Testing
 import MouchardFlow
 import MouchardInspection

@@ -2,8 +2,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import MouchardFindings
 import MouchardFlow
-import MouchardInspection
 import MouchardWire
 import Testing
 @testable import MouchardStore

@@ -1,7 +1,7 @@
 import Foundation
+import MouchardFindings
 import Testing
 import MouchardFlow
-import MouchardInspection
 import MouchardWire
 import Synchronization
 @testable import MouchardStore

@@ -1,4 +1,5 @@
 import Foundation
+import MouchardAudit
 import MouchardInspection
 import MouchardPosix
 import MouchardProxy

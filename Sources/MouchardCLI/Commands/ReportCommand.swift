@@ -1,4 +1,6 @@
 import Foundation
+import MouchardAudit
+import MouchardFindings
 import MouchardInspection
 import MouchardReport
 
@@ -46,7 +48,7 @@ struct ReportCommand: MouchardCommand {
         var inputs = AuditInputs(args.positionals)
         // The renderers list every finding, so they are kept (the flows are not).
         var findings: [Finding] = []
-        let summary = try setup.audit(&inputs, io: io) { findings.append($0) }
+        let summary = try setup.audit(&inputs, currentDirectory: io.currentDirectory) { findings.append($0) }
         for w in (inputs.warnings + inputs.readErrors).prefix(10) { io.err("mouchard: warning: \(w)\n") }
         let bytes = try ReportRenderer.render(format, summary: summary, findings: findings, rules: setup.ruleMetadata)
         let path = out.hasPrefix("/") ? out : io.currentDirectory + "/" + out

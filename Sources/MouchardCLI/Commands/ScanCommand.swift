@@ -1,4 +1,5 @@
 import Foundation
+import MouchardAudit
 import MouchardInspection
 import MouchardReport
 
@@ -48,7 +49,7 @@ struct ScanCommand: MouchardCommand {
         var count = 0
         var hit = false
         if format == "json" { out.text += FindingsJSON.streamHead }
-        let summary = try setup.audit(&inputs, io: io) { f in
+        let summary = try setup.audit(&inputs, currentDirectory: io.currentDirectory) { f in
             switch format {
             case "json": FindingsJSON.streamElement(f, index: count, into: &out.text)
             case "jsonl": FindingsJSON.line(f, into: &out.text)

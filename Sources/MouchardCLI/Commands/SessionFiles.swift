@@ -1,4 +1,5 @@
 import Foundation
+import MouchardAudit
 import MouchardStore
 
 /// File helpers shared by the session commands: reading inputs and showing paths.
@@ -22,25 +23,17 @@ enum SessionFiles {
 
     /// `path` relative to `currentDirectory` when it lies under it (`captures/x`), else as is.
     static func display(_ path: String, currentDirectory: String) -> String {
-        let base = currentDirectory.hasSuffix("/") ? currentDirectory : currentDirectory + "/"
-        return path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path
+        SessionOpening.display(path, currentDirectory: currentDirectory)
     }
 
     /// Opens the session named on the command line; store errors name the file relative to the
     /// current directory (`captures/x/session.sqlite: ...`).
     static func openSession(_ session: String, io: CommandIO, create: Bool) throws -> SessionStore {
-        let directory = try clarifying(io) { () throws(StoreError) in
-            try SessionStore.resolve(session: session, currentDirectory: io.currentDirectory)
-        }
-        return try clarifying(io) { () throws(StoreError) in try SessionStore(directory: directory, create: create) }
+        try SessionOpening.open(session, currentDirectory: io.currentDirectory, create: create)
     }
 
-    /// Runs `body`, turning a `StoreError` into a `CLIError` that names the file relative to the current directory.
+    /// Runs `body`, turning a `StoreError` into an error that names the file relative to the current directory.
     static func clarifying<T>(_ io: CommandIO, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as StoreError {
-            throw CLIError("\(display(error.file, currentDirectory: io.currentDirectory)): \(error.message)")
-        }
+        try SessionOpening.clarifying(currentDirectory: io.currentDirectory, body)
     }
 }

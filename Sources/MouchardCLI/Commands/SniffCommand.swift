@@ -1,4 +1,6 @@
 import Foundation
+import MouchardAudit
+import MouchardFindings
 import MouchardFlow
 import MouchardInspection
 import MouchardSniffer

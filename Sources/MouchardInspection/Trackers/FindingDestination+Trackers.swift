@@ -1,3 +1,5 @@
+import MouchardFindings
+
 extension FindingDestination {
     /// The destination of a finding, attributed: the tracker's company and category from the directory
     /// (nil for unknown hosts) and first/third party from the policy. The host is kept as given.

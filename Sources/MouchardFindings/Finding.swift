@@ -1,5 +1,3 @@
-import Foundation
-
 /// One proven leak: which data of the user went where, how it was hidden, and the rule that saw it.
 ///
 /// The JSON shape is the contract of docs/findings.md (its contract fields never change);
@@ -38,11 +36,8 @@ public struct Finding: Sendable, Hashable, Codable {
 }
 
 extension Finding {
-    /// The same as the memberwise initializer, for other modules. It lives in an extension, and
-    /// takes an unused last parameter, so that the struct keeps its synthesized memberwise
-    /// initializer for this module: an explicit initializer of a struct with optional fields
-    /// builds the value in a temporary and copies it out (every string retained and released once
-    /// more), and the inspector makes a finding per detection.
+    /// The synthesized memberwise initializer, for other modules (it is internal). It lives in an
+    /// extension, and takes an unused last parameter, so that it does not replace the synthesized one.
     public init(category: String, type: String, request: FindingRequest, destination: FindingDestination,
                 where: String, encoding: String, evidence: String, rule: String, transport: String,
                 flow: Int? = nil, confidence: Double? = nil, severity: String? = nil, description: String? = nil,
@@ -77,8 +72,8 @@ public struct FindingDestination: Sendable, Hashable, Codable {
 }
 
 extension FindingDestination {
-    /// The same as the memberwise initializer, for other modules; in an extension, with an unused
-    /// last parameter, for the reason `Finding`'s is (the inspector makes one per flow).
+    /// The synthesized memberwise initializer, for other modules; in an extension, with an unused
+    /// last parameter, for the reason `Finding`'s is.
     public init(host: String, tracker: String? = nil, trackerCategory: String? = nil, thirdParty: Bool, _: Void = ()) {
         self.init(host: host, tracker: tracker, trackerCategory: trackerCategory, thirdParty: thirdParty)
     }

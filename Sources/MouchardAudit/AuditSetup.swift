@@ -1,29 +1,34 @@
 import Foundation
 import MouchardCodec
+import MouchardFindings
 import MouchardFlow
 import MouchardInspection
 import MouchardReport
 
-/// What an audit is run with: the rules (pattern rules + tracker directory from `--rules DIR`, default
-/// `Rules/`), the device profile (`--device`), first-party domains (`--first-party`) and app name
-/// (`--app`). Builds the `Inspector`, the host attribution the summary uses, the SARIF rule metadata
-/// and the methodology context.
-struct AuditSetup {
-    var rules = RuleSet()
-    var trackers: TrackerDirectory?
-    var profile: DeviceProfile?
-    var firstParty: [String] = []
-    var app: String?
-    var rulesVersion = "unknown"
+/// What an audit is run with: the rules (pattern rules + tracker directory from a rule directory,
+/// default `Rules/`), the device profile, first-party domains and app name (the CLI's `--rules`,
+/// `--device`, `--first-party` and `--app`). Builds the `Inspector`, the host attribution the summary
+/// uses, the SARIF rule metadata and the methodology context.
+public struct AuditSetup {
+    public var rules = RuleSet()
+    public var trackers: TrackerDirectory?
+    public var profile: DeviceProfile?
+    public var firstParty: [String] = []
+    public var app: String?
+    public var rulesVersion = "unknown"
 
-    /// Reads the files named by the common options, with `scan`'s loaders (`ScanInputs`): rules folder
-    /// from `--rules`, `$MOUCHARD_RULES`, `./Rules` or the installed `Rules/`.
-    static func load(_ args: ParsedArguments, io: CommandIO) throws -> AuditSetup {
+    public init() {}
+
+    /// Reads the files an audit is configured with, with `ScanInputs`' loaders: the rule directory
+    /// `rules` (else `$MOUCHARD_RULES`, `./Rules` or the installed `Rules/`) and the device profile
+    /// at `device`; relative paths resolve against `currentDirectory`.
+    public static func load(rules: String?, device: String?, firstParty: [String], app: String?,
+                            currentDirectory: String) throws -> AuditSetup {
         var s = AuditSetup()
-        s.firstParty = args.all("--first-party")
-        s.app = args.value("--app")
-        s.profile = try args.value("--device").map { try ScanInputs.loadProfile($0, io: io) }
-        let dir = try ScanInputs.rulesDirectory(args.value("--rules"), io: io)
+        s.firstParty = firstParty
+        s.app = app
+        s.profile = try device.map { try ScanInputs.loadProfile($0, currentDirectory: currentDirectory) }
+        let dir = try ScanInputs.rulesDirectory(rules, currentDirectory: currentDirectory)
         s.rules = try ScanInputs.loadRules(dir)
         s.trackers = try ScanInputs.loadTrackers(dir)
         var digestInput: [UInt8] = []
@@ -39,7 +44,7 @@ struct AuditSetup {
     }
 
     /// Who is behind a host: tracker directory + first-party policy (explicit or inferred from the flows).
-    func attribution(for flows: [Flow]) -> TrackerAttribution {
+    public func attribution(for flows: [Flow]) -> TrackerAttribution {
         var hinted = flows
         if let app, let i = hinted.firstIndex(where: { $0.request != nil }) {
             // The app name is a first-party hint like the User-Agent.
@@ -49,7 +54,7 @@ struct AuditSetup {
     }
 
     /// SARIF rule metadata of the pattern rules (profile rules get derived metadata).
-    var ruleMetadata: [RuleMetadata] {
+    public var ruleMetadata: [RuleMetadata] {
         rules.rules.map { r in
             var m = RuleMetadata.derived(id: r.id, category: r.category, type: r.type, severity: r.severity)
             if !r.description.isEmpty { m.shortDescription = r.description }
@@ -58,7 +63,7 @@ struct AuditSetup {
     }
 
     /// The profile's values as the report may show them: masked, coordinates to ~11 km, contacts counted.
-    static func masked(_ p: DeviceProfile) -> [MaskedValue] {
+    public static func masked(_ p: DeviceProfile) -> [MaskedValue] {
         var out = p.identifiers.map { MaskedValue(field: "identifiers.\($0.type)", value: $0.value) }
         if let n = p.ownerName { out.append(MaskedValue(field: "owner.name", value: n)) }
         out += p.ownerEmails.map { MaskedValue(field: "owner.email", value: $0) }
@@ -73,8 +78,8 @@ struct AuditSetup {
 
 extension AuditSetup {
     /// The methodology context: inputs, source line, masked profile, rules version.
-    func context(inputs: AuditInputs) -> AuditContext {
-        AuditContext(toolVersion: Mouchard.version, inputs: inputs.inputs, source: inputs.sourceLine, app: app,
+    public func context(inputs: AuditInputs) -> AuditContext {
+        AuditContext(toolVersion: MouchardRelease.version, inputs: inputs.inputs, source: inputs.sourceLine, app: app,
                      firstPartyDomains: firstParty, deviceName: profile?.name,
                      deviceProfile: profile.map(Self.masked) ?? [], rulesVersion: rulesVersion)
     }
@@ -82,22 +87,16 @@ extension AuditSetup {
     /// Streams the inputs through the inspector into the summary (what `report` renders and `scan`
     /// prints), handing each finding to `onFinding` as it is produced; neither flows nor findings
     /// are kept. See `AuditStream` for how first-party inference works on a stream.
-    func audit(_ inputs: inout AuditInputs, io: CommandIO, limits: AuditSummaryLimits = .standard,
-               onFinding: @escaping (Finding) throws -> Void) throws -> AuditSummary {
+    public func audit(_ inputs: inout AuditInputs, currentDirectory: String, limits: AuditSummaryLimits = .standard,
+                      onFinding: @escaping (Finding) throws -> Void) throws -> AuditSummary {
         let stream = AuditStream(setup: self, limits: limits, onFinding: onFinding)
-        try inputs.stream(io: io, into: AuditInputs.Sink(flow: stream.add(flow:), findings: stream.add(findings:),
+        try inputs.stream(currentDirectory: currentDirectory, into: AuditInputs.Sink(flow: stream.add(flow:), findings: stream.add(findings:),
                                                            dns: stream.add(dns:)))
         return try stream.finish(context: context(inputs: inputs))
     }
 
-    /// The categories of `--fail-on a,b --fail-on c` (`any` matches every category).
-    static func failOnCategories(_ args: ParsedArguments) -> Set<String> {
-        Set(args.all("--fail-on").flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            .filter { !$0.isEmpty })
-    }
-
     /// True when a finding's category is one of `categories` (or `any` was given).
-    static func failOnMatches(_ categories: Set<String>, _ findings: [Finding]) -> Bool {
+    public static func failOnMatches(_ categories: Set<String>, _ findings: [Finding]) -> Bool {
         !categories.isEmpty && findings.contains { categories.contains("any") || categories.contains($0.category) }
     }
 }

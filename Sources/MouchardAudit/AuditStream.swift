@@ -1,3 +1,4 @@
+import MouchardFindings
 import MouchardFlow
 import MouchardInspection
 import MouchardReport
@@ -52,7 +53,7 @@ final class AuditStream {
         let attribution = CachedAttribution(setup.attribution(for: held))
         let inspector = Inspector(rules: setup.rules, profile: setup.profile, attribution: attribution)
         // Context is set at the end (the source line is known once every input was read).
-        var builder = AuditSummaryBuilder(context: AuditContext(toolVersion: Mouchard.version, inputs: [], source: ""),
+        var builder = AuditSummaryBuilder(context: AuditContext(toolVersion: MouchardRelease.version, inputs: [], source: ""),
                                           attribute: attribution, limits: limits,
                                           findingsOnly: held.isEmpty && !heldFindings.isEmpty)
         var byFlow: [Int: [Finding]] = [:]

@@ -3,12 +3,12 @@ import MouchardFlow
 import MouchardInspection
 
 /// Loads the files an audit is configured with (rule directory, pattern rules, tracker directory,
-/// device profile) for `scan`, `report` and `sniff`. The traffic itself is read by `AuditInputs`.
-enum ScanInputs {
+/// device profile) for `scan`, `report`, `sniff` and `proxy`. The traffic itself is read by `AuditInputs`.
+public enum ScanInputs {
     /// The rule directory: `--rules DIR`, else `$MOUCHARD_RULES`, else `./Rules`, else the repo's
     /// `Rules/` next to the executable's `.build/<config>/` folder.
-    static func rulesDirectory(_ option: String?, io: CommandIO) throws -> URL {
-        let cwd = URL(fileURLWithPath: io.currentDirectory, isDirectory: true)
+    public static func rulesDirectory(_ option: String?, currentDirectory: String) throws -> URL {
+        let cwd = URL(fileURLWithPath: currentDirectory, isDirectory: true)
         if let option { return URL(fileURLWithPath: option, relativeTo: cwd) }
         var candidates: [URL] = []
         if let env = ProcessInfo.processInfo.environment["MOUCHARD_RULES"], !env.isEmpty {
@@ -28,14 +28,14 @@ enum ScanInputs {
                 return c
             }
         }
-        throw CLIError("cannot find the Rules/ directory (use --rules DIR or set MOUCHARD_RULES)")
+        throw AuditError("cannot find the Rules/ directory (use --rules DIR or set MOUCHARD_RULES)")
     }
 
     /// Every `*.json` rule file of `dir` except the tracker directory, merged.
-    static func loadRules(_ dir: URL) throws -> RuleSet {
+    public static func loadRules(_ dir: URL) throws -> RuleSet {
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
             .filter { $0.hasSuffix(".json") && $0 != "trackers.json" }.sorted()
-        guard !names.isEmpty else { throw CLIError("\(dir.path): no rule files (*.json)") }
+        guard !names.isEmpty else { throw AuditError("\(dir.path): no rule files (*.json)") }
         var sets: [RuleSet] = []
         for name in names {
             let file = dir.appendingPathComponent(name)
@@ -46,23 +46,23 @@ enum ScanInputs {
     }
 
     /// `trackers.json` of the rule directory, when there is one.
-    static func loadTrackers(_ dir: URL) throws -> TrackerDirectory? {
+    public static func loadTrackers(_ dir: URL) throws -> TrackerDirectory? {
         let file = dir.appendingPathComponent("trackers.json")
         guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
         do {
             return try TrackerDirectory(jsonData: data, file: displayPath(file))
         } catch {
-            throw CLIError("\(error)")
+            throw AuditError("\(error)")
         }
     }
 
-    static func loadProfile(_ path: String, io: CommandIO) throws -> DeviceProfile {
-        let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: io.currentDirectory, isDirectory: true))
-        guard let data = FileManager.default.contents(atPath: url.path) else { throw CLIError("\(path): cannot read the device profile") }
+    public static func loadProfile(_ path: String, currentDirectory: String) throws -> DeviceProfile {
+        let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: currentDirectory, isDirectory: true))
+        guard let data = FileManager.default.contents(atPath: url.path) else { throw AuditError("\(path): cannot read the device profile") }
         return try DeviceProfile.load([UInt8](data), file: path)
     }
 
-    static func displayPath(_ url: URL) -> String {
+    public static func displayPath(_ url: URL) -> String {
         let cwd = FileManager.default.currentDirectoryPath + "/"
         let p = url.standardizedFileURL.path
         return p.hasPrefix(cwd) ? String(p.dropFirst(cwd.count)) : p

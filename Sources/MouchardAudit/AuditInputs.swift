@@ -1,45 +1,55 @@
 import Foundation
+import MouchardFindings
 import MouchardFlow
 import MouchardInspection
 import MouchardReport
 import MouchardSniffer
+import MouchardStore
 
 /// The inputs of `scan` and `report`, streamed: HAR files (parsed whole), pcap/pcapng captures (told
 /// apart by their magic bytes, flows handed over as they complete), session folders or names
 /// (read page by page) and findings JSON documents (`scan --format json` output, for `report`).
 /// Flows are passed to a callback and never kept, so memory stays bounded whatever the inputs' size.
 /// Flow ids are offset per input so that they stay unique across inputs (the first input keeps its ids).
-struct AuditInputs {
+public struct AuditInputs {
     /// Input paths as given.
-    var inputs: [String]
+    public var inputs: [String]
     /// One description per input read: `HAR file traffic.har`, `pcap file b.pcap`, `session ios-1`...
-    var sources: [String] = []
+    public var sources: [String] = []
     /// Problems that did not stop the reading (damaged records...).
-    var warnings: [String] = []
+    public var warnings: [String] = []
     /// Captures whose reading stopped early (everything before the bad record was delivered).
-    var readErrors: [String] = []
+    public var readErrors: [String] = []
     /// The destinations summary of the captures (hosts, transports, flows, bytes).
-    var captureDestinations: [CaptureDestination] = []
+    public var captureDestinations: [CaptureDestination] = []
 
     /// `HAR file a.har; pcap file b.pcap`.
-    var sourceLine: String { sources.joined(separator: "; ") }
+    public var sourceLine: String { sources.joined(separator: "; ") }
 
-    init(_ paths: [String]) { inputs = paths }
+    public init(_ paths: [String]) { inputs = paths }
 
     /// Findings come from requests: response bodies of captures are not kept (their framing is still
     /// parsed to pair requests and responses), which saves copying most of a capture's bytes.
-    static let captureLimits = ReassemblyLimits(responseBodyBytes: 0)
+    public static let captureLimits = ReassemblyLimits(responseBodyBytes: 0)
 
     /// What the inputs deliver, in input order.
-    struct Sink {
-        var flow: (Flow) throws -> Void
+    public struct Sink {
+        public var flow: (Flow) throws -> Void
         /// Findings read from a findings document (no flows behind them).
-        var findings: ([Finding]) throws -> Void
-        var dns: (DNSObservation) throws -> Void
+        public var findings: ([Finding]) throws -> Void
+        public var dns: (DNSObservation) throws -> Void
+
+        public init(flow: @escaping (Flow) throws -> Void, findings: @escaping ([Finding]) throws -> Void,
+                    dns: @escaping (DNSObservation) throws -> Void) {
+            self.flow = flow
+            self.findings = findings
+            self.dns = dns
+        }
     }
 
-    /// Reads every input in order, handing flows, findings and DNS answers to `sink`.
-    mutating func stream(io: CommandIO, into sink: Sink) throws {
+    /// Reads every input in order (relative paths and session names resolve against
+    /// `currentDirectory`), handing flows, findings and DNS answers to `sink`.
+    public mutating func stream(currentDirectory: String, into sink: Sink) throws {
         var offset = 0
         for path in inputs {
             var highest = 0
@@ -49,12 +59,12 @@ struct AuditInputs {
                 highest = max(highest, flow.id)
                 try sink.flow(flow)
             }
-            let full = Self.resolve(path, io: io).path
+            let full = Self.resolve(path, currentDirectory: currentDirectory).path
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory)
             if isDirectory.boolValue || (!exists && !path.contains("/") && !path.contains(".")) {
-                let store = try SessionFiles.openSession(path, io: io, create: false)
-                try SessionFiles.clarifying(io) {
+                let store = try SessionOpening.open(path, currentDirectory: currentDirectory, create: false)
+                try SessionOpening.clarifying(currentDirectory: currentDirectory) {
                     try store.forEachFlow(renumbered)
                     for d in try store.dnsObservations() { try sink.dns(d) }
                 }
@@ -62,14 +72,14 @@ struct AuditInputs {
             } else if exists {
                 try streamFile(full, shown: path, flow: renumbered, sink: sink)
             } else {
-                throw CLIError("\(path): no such file or directory")
+                throw AuditError("\(path): no such file or directory")
             }
             offset = max(offset, highest)
         }
     }
 
     private mutating func streamFile(_ path: String, shown: String, flow: @escaping (Flow) throws -> Void, sink: Sink) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIError("\(shown): cannot read") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw AuditError("\(shown): cannot read") }
         let header = Array(handle.readData(ofLength: 16))
         try? handle.close()
         let name = (shown as NSString).lastPathComponent
@@ -85,7 +95,7 @@ struct AuditInputs {
                     do { try flow(f) } catch { failure = error }
                 })
             } catch {
-                throw CLIError("\(shown): \(error)")
+                throw AuditError("\(shown): \(error)")
             }
             if let failure { throw failure }
             captureDestinations += x.destinations
@@ -100,7 +110,7 @@ struct AuditInputs {
             flows = try HARReader.read(data)
         } catch let harError {
             guard let doc = try? FindingsJSON.load(data) else {
-                throw CLIError("\(shown): neither a capture, a HAR file nor a findings document (\(harError))")
+                throw AuditError("\(shown): neither a capture, a HAR file nor a findings document (\(harError))")
             }
             try sink.findings(doc.findings)
             sources.append("findings file \(name)")
@@ -110,7 +120,7 @@ struct AuditInputs {
         for f in flows { try flow(f) }
     }
 
-    static func resolve(_ path: String, io: CommandIO) -> URL {
-        URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: io.currentDirectory, isDirectory: true))
+    static func resolve(_ path: String, currentDirectory: String) -> URL {
+        URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: currentDirectory, isDirectory: true))
     }
 }
