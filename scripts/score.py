@@ -22,6 +22,7 @@ on a request labelled phone-number/email/name counts as that unit.
 Prints a table per category and per SDK (the label's `app`), then per mode a last line
     score[MODE]: micro-F1=0.xxx precision=0.xxx recall=0.xxx
 --misses lists every false negative and false positive with the label's leak entries (where, encoding).
+--markdown prints the per-category and per-SDK tables of both modes side by side as Markdown (the corpus README).
 --json writes the figures (per mode: overall, per category, per SDK, and the units of hard-negative-only
 requests that got a finding) for tests and the README.
 """
@@ -172,6 +173,24 @@ def table(title, tallies):
     return "\n".join(lines), total
 
 
+def markdown(report):
+    """Per-category and per-SDK tables, one column group per mode."""
+    modes = list(report)
+    out = []
+    for title, part in (("category", "categories"), ("SDK / API style", "sdks")):
+        names = sorted({n for m in modes for n in report[m][part]})
+        out.append("| " + title + " | " + " | ".join(f"{m} P | {m} R | {m} F1" for m in modes) + " |")
+        out.append("|---|" + "---:|" * (3 * len(modes)))
+        for n in names + ["**all (micro)**"]:
+            cells = []
+            for m in modes:
+                t = report[m]["all"] if n.startswith("**") else report[m][part].get(n)
+                cells += [f"{t['precision']:.3f}", f"{t['recall']:.3f}", f"{t['f1']:.3f}"] if t else ["", "", ""]
+            out.append(f"| {n} | " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
 def devices(corpus):
     return sorted(name for name in os.listdir(corpus)
                   if os.path.isfile(os.path.join(corpus, name, "traffic.har")) and os.path.isfile(os.path.join(corpus, name, "labels.json")))
@@ -193,6 +212,7 @@ def main():
     ap.add_argument("--pair", action="append", help="FINDINGS.json:LABELS.json of one capture (scores made findings)")
     ap.add_argument("--misses", action="store_true")
     ap.add_argument("--json")
+    ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
     modes = ("profile", "pattern") if args.mode == "both" else (args.mode,)
     runs = {}
@@ -237,6 +257,8 @@ def main():
                         "sdks": {k: t.as_dict() for k, t in sorted(per_sdk.items())},
                         "hard_negative_hits": sorted(f"{byreq[k]['id']}|{c}" for k, c in negative_hits),
                         "unlabelled_findings": unknown}
+    if args.markdown:
+        print(markdown(report))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(report, f, indent=1, sort_keys=True)
