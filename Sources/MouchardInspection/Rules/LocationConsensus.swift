@@ -1,7 +1,8 @@
 /// Without a device profile, tells the device's own position from places it merely looked up:
 /// the device's position recurs across a capture, searched places and destinations scatter.
 /// When the densest 3 km cluster holds at least `minimumShare` of the points (and at least 3),
-/// points farther than `keepRadius` from its centre are not the device's location.
+/// points farther than `keepRadius` from its centre are not the device's location. A pair is read
+/// in both orders: `[lng, lat]` (GeoJSON, Mapbox paths, `ll=lng,lat`) is the same place as `lat,lng`.
 struct LocationConsensus {
     let centre: Coordinate
     let keepRadius: Double
@@ -21,5 +22,9 @@ struct LocationConsensus {
         self.keepRadius = keepRadius
     }
 
-    func keeps(_ p: Coordinate) -> Bool { p.distance(to: centre) <= keepRadius }
+    func keeps(_ p: Coordinate) -> Bool {
+        if p.distance(to: centre) <= keepRadius { return true }
+        guard abs(p.longitude) <= 90 else { return false }
+        return Coordinate(latitude: p.longitude, longitude: p.latitude).distance(to: centre) <= keepRadius
+    }
 }

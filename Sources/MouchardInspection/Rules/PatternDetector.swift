@@ -75,9 +75,15 @@ struct PatternDetector {
             for (a, b) in group.candidatePairs() {
                 guard a.decimals >= minDecimals, b.decimals >= minDecimals, abs(a.value) <= 90, abs(b.value) <= 180,
                       !(a.value == 0 && b.value == 0) else { continue }
-                let score: Double
+                var score: Double
                 if group.fromOneString {
                     score = rule.score(key: group.containerKey, parentKey: "")
+                    // A URL path segment that is exactly two precise numbers (`/forecast/47.0810,2.3988`)
+                    // is a coordinate pair by its structure, whatever segment precedes it.
+                    if group.prefix == "url", group.members.count == 2, a.decimals >= Self.pathPairDecimals,
+                       b.decimals >= Self.pathPairDecimals {
+                        score = max(score, rule.threshold)
+                    }
                 } else {
                     let latHint = keyTokens(a.key), lonHint = keyTokens(b.key)
                     guard isLatitudeKey(latHint), isLongitudeKey(lonHint) else { continue }
@@ -88,6 +94,9 @@ struct PatternDetector {
             }
         }
     }
+
+    /// Decimals each number of a bare path-segment pair needs (about 100 m; versions and prices have fewer).
+    static let pathPairDecimals = 3
 
     func isLatitudeKey(_ tokens: [String]) -> Bool { tokens.contains { $0 == "lat" || $0 == "latitude" } }
     func isLongitudeKey(_ tokens: [String]) -> Bool { tokens.contains { $0 == "lon" || $0 == "lng" || $0 == "long" || $0 == "longitude" } }
@@ -242,6 +251,13 @@ struct PatternDetector {
                 } else if !(d.hasPrefix("0") && (9...11).contains(d.count)) {
                     return false
                 }
+            case .plausiblePhone:
+                if !plausiblePhone(text) { return false }
+            case .nameWord:
+                let words = text.split(separator: " ").filter { !$0.isEmpty }
+                guard (1...3).contains(words.count), text.count >= 2,
+                      words.allSatisfy({ w in w.first?.isUppercase == true && w.allSatisfy { $0.isLetter || $0 == "-" || $0 == "'" } }),
+                      !words.contains(where: { nonNameWords.contains($0.lowercased()) }) else { return false }
             case .personName:
                 let words = text.split(separator: " ").filter { !$0.isEmpty }
                 guard (2...4).contains(words.count), words.allSatisfy({ w in w.first?.isUppercase == true && w.allSatisfy { $0.isLetter || $0 == "-" || $0 == "'" } }) else { return false }
@@ -253,12 +269,29 @@ struct PatternDetector {
                              "feedback", "hello", "privacy", "team", "service", "careers", "jobs", "press", "media", "billing", "abuse",
                              "postmaster", "webmaster", "security", "dpo", "legal", "orders", "order", "newsletter", "marketing",
                              "notifications", "notification", "mailer", "bounce", "bounces", "reply", "accounts", "office", "care",
-                             "customerservice", "customercare", "enquiries", "inquiries", "partners", "booking", "bookings", "reservations"]
+                             "customerservice", "customercare", "enquiries", "inquiries", "partners", "booking", "bookings", "reservations",
+                             // the same roles in other languages (help, support, contact, customer service)
+                             "hilfe", "kontakt", "kundenservice", "kundendienst", "suporte", "soporte", "contato", "contacto",
+                             "atendimento", "ayuda", "aiuto", "assistenza", "assistance", "aide", "sav", "klantenservice"]
                 if roles.contains(where: { localPart == $0 || localPart.hasPrefix($0 + ".") || localPart.hasPrefix($0 + "-") || localPart.hasPrefix($0 + "+") }) { return false }
             }
         }
         return true
     }
+}
+
+/// A phone number as a field named for one holds it: international (`+`, `00`, or E.164 digits
+/// without `+` that fit a country plan), or national with a trunk `0` (9 to 13 digits) or an area
+/// code in parentheses (`(303) 555-0147`, `(51) 99876-5432`: 10 or 11 digits).
+func plausiblePhone(_ text: String) -> Bool {
+    let t = text.trimmingASCIISpaces()
+    let d = PhoneNumbers.digits(t)
+    if t.hasPrefix("+") { return PhoneNumbers.isPlausibleInternational(d) }
+    if d.hasPrefix("00") { return PhoneNumbers.isPlausibleInternational(String(d.dropFirst(2))) }
+    if d.hasPrefix("0") { return (9...13).contains(d.count) }
+    if t.contains(")") { return (10...11).contains(d.count) }
+    if t.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return PhoneNumbers.isPlausibleInternational(d) }
+    return false
 }
 
 /// The Luhn checksum (IMEI, ICCID, card numbers) over the digits of `text`.

@@ -47,6 +47,7 @@ public struct PatternRule: Sendable {
     public enum Validator: String, Sendable, CaseIterable {
         case luhn, notAllSame = "not-all-same", mixedLettersDigits = "mixed-letters-digits", iccid, imsi
         case e164 = "e164", personName = "person-name", notRoleAccount = "not-role-account", hasLetters = "has-letters"
+        case plausiblePhone = "plausible-phone", nameWord = "name-word"
     }
 
     /// A key name and the weight it adds when it names the field.
