@@ -42,6 +42,21 @@ struct PatternFamiliesTests {
         #expect(try categories(json(#"{"to":"hilfe@hafen.example","hotline":"+49 40 55512300"}"#)).isEmpty)
     }
 
+    @Test func typedIdentifierIsNotFreeText() throws {
+        let idfv = "5E9A7C31-2B4D-4F60-8A1E-C3D5F7092B46"
+        #expect(try categories(json(#"{"$distinct_id":"$device:\#(idfv)"}"#)) == ["device-id"])
+        #expect(try categories(json(#"{"distinct_id":"user seen on \#(idfv)"}"#)).isEmpty)
+        #expect(try categories(TestSupport.request("GET", "https://w.example/a", headers: [("X-Device", idfv)])) == ["device-id"])
+        #expect(try categories(TestSupport.request("GET", "https://w.example/a", headers: [("X-Device", idfv.lowercased())])).isEmpty)
+    }
+
+    @Test func hashedContactsToAnInviteEndpoint() throws {
+        let hashes = ["a@x.example", "b@y.example"].map { DigestAlgorithm.sha256.hexDigest($0) }
+        let body = #"{"variables":{"hashes":["\#(hashes[0])","\#(hashes[1])"]}}"#
+        #expect(try categories(TestSupport.request("POST", "https://api.family.example/graphql/invite", headers: [("Content-Type", "application/json")], text: body)) == ["contacts"])
+        #expect(try categories(TestSupport.request("POST", "https://api.family.example/graphql/search", headers: [("Content-Type", "application/json")], text: body)).isEmpty)
+    }
+
     @Test func coordinatesInAPathSegment() throws {
         #expect(try categories(TestSupport.request("GET", "https://w.example/v3/forecast/53.5513,9.9931?units=metric")) == ["location"])
         // Versions and two-decimal prices in a path are not places.

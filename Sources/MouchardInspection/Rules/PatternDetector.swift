@@ -46,7 +46,7 @@ struct PatternDetector {
                !candidate.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) {
                 score += rule.uppercaseWeight
             }
-            if candidate.count != whole.count { score += rule.embeddedWeight }
+            if candidate.count != whole.count, !isTypedIdentifier(candidate, in: whole) { score += rule.embeddedWeight }
             guard score >= rule.threshold else { continue }
             let text = String(decoding: candidate, as: UTF8.self)
             guard valid(rule, text) else { continue }
@@ -57,6 +57,19 @@ struct PatternDetector {
             return
         }
     }
+
+    /// `candidate` is the rest of `whole` after a short type label and a colon (`$device:<IDFV>`,
+    /// `ifa:<IDFA>`, `gaid:<id>`): the value is the identifier, named by its label, not free text.
+    func isTypedIdentifier(_ candidate: ArraySlice<UInt8>, in whole: ArraySlice<UInt8>) -> Bool {
+        guard candidate.endIndex == whole.endIndex, candidate.startIndex > whole.startIndex,
+              whole[candidate.startIndex - 1] == UInt8(ascii: ":") else { return false }
+        let label = whole[whole.startIndex..<(candidate.startIndex - 1)]
+        return (1...Self.typeLabelLength).contains(label.count)
+            && label.allSatisfy { isASCIIAlnum($0) || $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+    }
+
+    /// Longest type label of a typed identifier (`$device`, `advertising_id`).
+    static let typeLabelLength = 16
 
     func placeOf(_ location: String) -> String {
         if let c = location.firstIndex(of: ":") { return String(location[..<c]) }
