@@ -52,12 +52,16 @@ let package = Package(
             "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardCodec", "MouchardInspection", "MouchardReport",
             "MouchardSniffer", "MouchardStore",
         ]),
+        // Replay in tests: matching recorded exchanges, client replay, the mock server.
+        .target(name: "MouchardReplay", dependencies: [
+            "MouchardFlow", "MouchardWire", "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardStore", "MouchardSniffer",
+        ]),
 
         // Thin CLI: argument parsing and calls into the libraries.
         .target(name: "MouchardCLI", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardCodec", "MouchardStore", "MouchardInspection",
             "MouchardSniffer", "MouchardCapture", "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardReport",
-            "MouchardAudit",
+            "MouchardAudit", "MouchardReplay",
         ]),
         .executableTarget(name: "mouchard", dependencies: ["MouchardCLI"]),
         // Benchmarks driven by the scripts in bench/ (release build).
@@ -84,6 +88,9 @@ let package = Package(
         .testTarget(name: "MouchardCLITests", dependencies: [
             "MouchardCLI", "MouchardAudit", "MouchardFindings", "MouchardFlow", "MouchardInspection", "MouchardReport",
             "MouchardSniffer", "MouchardStore",
+        ]),
+        .testTarget(name: "MouchardReplayTests", dependencies: [
+            "MouchardReplay", "MouchardProxy", "MouchardFlow", "MouchardWire", "MouchardPosix", "MouchardStore",
         ]),
     ]
 )

@@ -18,6 +18,9 @@ public enum Mouchard {
         SniffCommand.self,
         CACommand.self,
         ProxyCommand.self,
+        MockCommand.self,
+        ReplayCommand.self,
+        DiffCommand.self,
     ]
 
     public static let exitUsage: Int32 = 64

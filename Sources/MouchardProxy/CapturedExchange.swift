@@ -13,6 +13,8 @@ public struct CapturedExchange: Sendable {
     public var responseBody = BodyCapture(limit: 0)
     public var upstream: UpstreamTarget?
     public var error: String?
+    /// What the response source decided (`served flow 12`, `missed: forwarded`...); nil without one.
+    public var replay: String?
     /// When the request head arrived (wall clock) and the phase boundaries (monotonic ms).
     public var started: Date
     public var startedMonotonic: UInt64

@@ -25,17 +25,20 @@ public struct ForwardProxyMachine {
         public var localResponder: @Sendable (HTTPRequestHead) -> LocalResponse?
         /// Added as `Via` on forwarded requests; a request that already carries it is a loop.
         public var viaToken: String
+        /// Answers from recordings before going upstream (see `ReplayServing`); nil = always upstream.
+        public var replay: ReplayServing?
 
         public init(scheme: String = "http", tunnelTarget: UpstreamTarget? = nil, bodyCaptureLimit: Int = 16 << 20,
                     isSelf: @escaping @Sendable (String, Int) -> Bool = { _, _ in false },
                     localResponder: @escaping @Sendable (HTTPRequestHead) -> LocalResponse? = { _ in nil },
-                    viaToken: String = "1.1 mouchard") {
+                    viaToken: String = "1.1 mouchard", replay: ReplayServing? = nil) {
             self.scheme = scheme
             self.tunnelTarget = tunnelTarget
             self.bodyCaptureLimit = bodyCaptureLimit
             self.isSelf = isSelf
             self.localResponder = localResponder
             self.viaToken = viaToken
+            self.replay = replay
         }
     }
 
@@ -110,6 +113,8 @@ public struct ForwardProxyMachine {
     var upgradeRequested: String?
     /// Monotonic clock in ms, set by the driver before each input (for timings).
     public var now: UInt64 = 0
+    /// With a response source: the request being buffered until its source is asked.
+    var replayPending: ReplayPendingRequest?
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -181,6 +186,10 @@ public struct ForwardProxyMachine {
                 startRequest(head, &actions)
             case .body(let chunk):
                 if case .discardingRequest = phase { continue }
+                if replayPending != nil {
+                    if !bufferForReplay(chunk, &actions) { return }
+                    continue
+                }
                 exchange?.requestBody.append(chunk)
                 actions.append(.sendUpstream(Self.frame(chunk, as: requestFramingOut)))
             case .end:
@@ -191,6 +200,10 @@ public struct ForwardProxyMachine {
                         return
                     }
                     phase = .idle
+                    continue
+                }
+                if replayPending != nil {
+                    answerFromReplay(&actions)
                     continue
                 }
                 if requestFramingOut == .chunked { actions.append(.sendUpstream(Self.lastChunk)) }
@@ -233,6 +246,7 @@ public struct ForwardProxyMachine {
         var target: UpstreamTarget
         var originForm: String
         var authority: String
+        var addressedToOrigin = false
         if let parts = URLParts(absolute: head.target) {
             guard parts.scheme == "http" || (parts.scheme == "https" && configuration.tunnelTarget != nil) else {
                 respondLocally(.error(status: 400, message: "unsupported scheme '\(parts.scheme)' (use CONNECT for https)"),
@@ -252,13 +266,18 @@ public struct ForwardProxyMachine {
             target = tunnel
             originForm = head.target
             authority = head.headers["Host"] ?? tunnel.authority
+        } else if let origin = Self.originTarget(head, replay: configuration.replay) {
+            // Answering as an origin from recordings: the Host header says which recorded host.
+            (target, authority) = origin
+            originForm = head.target
+            addressedToOrigin = true
         } else {
             // Origin-form on a proxy connection: the client is talking to the proxy as if it were the origin.
             respondLocally(.error(status: 508, message: "this is a proxy: the request targets the proxy itself (loop); " +
                                   "send absolute-form requests or CONNECT"), close: true, &actions)
             return
         }
-        if configuration.tunnelTarget == nil && configuration.isSelf(target.host, target.port) {
+        if configuration.tunnelTarget == nil && !addressedToOrigin && configuration.isSelf(target.host, target.port) {
             respondLocally(.error(status: 508, message: "request to the proxy itself (loop)"), close: true, &actions)
             return
         }
@@ -302,6 +321,11 @@ public struct ForwardProxyMachine {
         upstreamReusable = true
         phase = .request
         if expectsContinue { actions.append(.sendClient(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))) }
+        if configuration.replay != nil {
+            // The source is asked once the whole request is here; nothing goes upstream before.
+            replayPending = ReplayPendingRequest(upstreamHead: out, target: target, addressedToOrigin: addressedToOrigin)
+            return
+        }
         actions.append(.connectUpstream(target))
         actions.append(.sendUpstream(out.serialized))
     }
@@ -445,7 +469,7 @@ public struct ForwardProxyMachine {
         actions.append(.sendClient(out.serialized))
     }
 
-    private mutating func finishExchange(_ actions: inout [Action]) {
+    mutating func finishExchange(_ actions: inout [Action]) {
         exchange?.finishedMonotonic = now
         if let e = exchange { actions.append(.completed(e)) }
         exchange = nil
@@ -517,7 +541,7 @@ public struct ForwardProxyMachine {
         }
     }
 
-    private mutating func respondLocally(_ response: LocalResponse, close: Bool, _ actions: inout [Action]) {
+    mutating func respondLocally(_ response: LocalResponse, close: Bool, _ actions: inout [Action]) {
         actions.append(.sendClient(Self.serialize(response, close: close)))
         if close {
             phase = .closed

@@ -1,16 +1,16 @@
 import MouchardWire
 
 /// RFC 9110 §7.6.1: header fields that concern one connection only and must not be forwarded.
-enum HopByHopHeaders {
+public enum HopByHopHeaders {
     /// Always removed, whatever `Connection` says. `Transfer-Encoding` is removed too because the
     /// proxy re-frames every body it forwards; `Proxy-Authorization`/`Proxy-Authenticate` concern us only.
-    static let fixed = [
+    public static let fixed = [
         "Connection", "Proxy-Connection", "Keep-Alive", "TE", "Trailer", "Transfer-Encoding", "Upgrade",
         "Proxy-Authorization", "Proxy-Authenticate",
     ]
 
     /// The tokens listed in every `Connection` and `Proxy-Connection` field, lower-cased.
-    static func connectionTokens(_ headers: HTTPHeaders) -> [String] {
+    public static func connectionTokens(_ headers: HTTPHeaders) -> [String] {
         var tokens: [String] = []
         for field in headers.fields
         where asciiCaseInsensitiveEquals(field.name, "Connection") || asciiCaseInsensitiveEquals(field.name, "Proxy-Connection") {
@@ -23,14 +23,14 @@ enum HopByHopHeaders {
     }
 
     /// Removes the fixed hop-by-hop fields and those named by `Connection`.
-    static func strip(_ headers: inout HTTPHeaders) {
+    public static func strip(_ headers: inout HTTPHeaders) {
         let listed = connectionTokens(headers)
         for name in listed where name != "close" && name != "keep-alive" { headers.remove(name: name) }
         for name in fixed { headers.remove(name: name) }
     }
 
     /// Whether the sender of a message with these headers and version wants the connection kept open.
-    static func wantsKeepAlive(_ headers: HTTPHeaders, version: HTTPVersion) -> Bool {
+    public static func wantsKeepAlive(_ headers: HTTPHeaders, version: HTTPVersion) -> Bool {
         let tokens = connectionTokens(headers)
         if tokens.contains("close") { return false }
         if version.major == 1 && version.minor == 0 { return tokens.contains("keep-alive") }

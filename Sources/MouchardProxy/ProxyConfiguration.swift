@@ -22,6 +22,8 @@ public struct ProxyConfiguration: Sendable {
     public var maxIdleUpstreamsPerTarget: Int
     /// TLS interception settings; nil = CONNECT is always tunneled untouched (metadata only).
     public var interception: InterceptionSettings?
+    /// Answer from recordings before going upstream (`mock`, `proxy --replay`); nil = a plain proxy.
+    public var replay: ReplayServing?
 
     public init(listen: SocketAddress, threads: Int = EventLoopGroup.defaultThreadCount, ignoreHosts: [String] = [],
                 bodyCaptureLimit: Int = 16 << 20, connectTimeoutMilliseconds: UInt64 = 10_000,

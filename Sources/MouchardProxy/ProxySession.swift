@@ -47,6 +47,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     func stream(_ stream: StreamConnection, received bytes: [UInt8]) {
         switch mode {
         case .http:
+            if clientTLS == nil, startsDirectTLS(bytes) { return }
             if let tls = clientTLS {
                 let step: TLSStep
                 do {
@@ -282,7 +283,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
 
     // MARK: - Tunnels
 
-    private func openTunnel(_ target: UpstreamTarget, leftover: [UInt8]) {
+    func openTunnel(_ target: UpstreamTarget, leftover: [UInt8]) {
         shared.statistics.tunnels.wrappingAdd(1, ordering: .relaxed)
         let facts = TunnelFacts(target: target, started: Date(), startedMonotonic: loop.now)
         tunnel = facts
@@ -398,6 +399,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
                         error: e.error)
         if e.requestBody.truncated { flow.extras["_requestBodySize"] = String(e.requestBody.totalBytes) }
         if e.responseBody.truncated { flow.extras["_responseBodySize"] = String(e.responseBody.totalBytes) }
+        if let note = e.replay { flow.extras["_replay"] = Self.jsonString(note) }
         shared.sink.record(flow)
     }
 
@@ -405,6 +407,8 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     var tunnelServerName: String?
     var tunnelALPN: [String] = []
     var tunnelVersion: String?
+    /// Set once the first client bytes arrived (a direct TLS connection is recognised by them).
+    var sawClientBytes = false
 
     // MARK: - Life cycle
 

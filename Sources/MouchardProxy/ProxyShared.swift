@@ -47,7 +47,7 @@ final class ProxyShared: Sendable {
         return ForwardProxyMachine.Configuration(
             scheme: scheme, tunnelTarget: tunnelTarget, bodyCaptureLimit: configuration.bodyCaptureLimit,
             isSelf: { host, p in ProxyShared.isSelf(host: host, port: p, boundPort: port, listenIP: listenIP) },
-            localResponder: localResponder)
+            localResponder: localResponder, replay: configuration.replay)
     }
 }
 

@@ -21,7 +21,9 @@ final class TunnelInterception {
         case done
     }
 
-    let target: UpstreamTarget
+    /// The CONNECT target; for a TLS connection made straight to a replaying proxy, the client's
+    /// SNI once its ClientHello arrives (empty host until then).
+    private(set) var target: UpstreamTarget
     var state: State = .awaitingHello
     var server: TLSServerSession?
     var serverName: String?
@@ -91,6 +93,10 @@ final class TunnelInterception {
     private func gotHello(_ hello: TLSClientHello, session: ProxySession, interceptor: TLSInterceptor) {
         serverName = hello.serverName
         offeredALPN = hello.alpn
+        if target.host.isEmpty {
+            target.host = hello.serverName ?? "localhost"
+            session.tunnel?.target = target
+        }
         session.tunnel?.serverName = hello.serverName
         session.tunnel?.alpn = hello.alpn
         if session.shared.isIgnored(target.host) || (hello.serverName.map { session.shared.isIgnored($0) } ?? false) {
@@ -99,6 +105,13 @@ final class TunnelInterception {
         }
         raw = []
         state = .connectingUpstream
+        if session.shared.configuration.replay != nil, let server {
+            // Answering from recordings: the origin is not asked for its names (it may not be
+            // reachable); the leaf is minted for the SNI. A request forwarded on a miss still gets
+            // a verified TLS connection of its own.
+            provideIdentity(server: server, interceptor: interceptor, names: nil, session: session)
+            return
+        }
         if hello.serverName == nil || hello.serverName == target.host,
            let pooled = session.context.pool.take(tlsTarget, for: session), pooled.tls?.session.peerNames != nil {
             session.upstream = pooled

@@ -3,6 +3,7 @@ import MouchardAudit
 import MouchardInspection
 import MouchardPosix
 import MouchardProxy
+import MouchardReplay
 import MouchardStore
 import MouchardTLS
 
@@ -12,7 +13,7 @@ struct ProxyCommand: MouchardCommand {
     static let spec = CommandSpec(
         name: "proxy",
         abstract: "run the intercepting HTTP(S) proxy and report leaks live",
-        usage: "[--listen 127.0.0.1:8080] [--device FILE] [--session S] [--ignore-host RE]... [--ssl-keylog FILE] [--threads N]",
+        usage: "[--listen 127.0.0.1:8080] [--device FILE] [--session S] [--ignore-host RE]... [--ssl-keylog FILE] [--threads N] [--replay SOURCE [--replay-miss 404|forward|close]]",
         discussion: """
         Point the test phone's proxy setting at the listen address and install the CA from
         http://mouchard.ca/ (through the proxy). Each finding prints one line as it happens; every
@@ -23,6 +24,11 @@ struct ProxyCommand: MouchardCommand {
         """,
         options: [
             OptionSpec("--listen", value: "ADDR:PORT", help: "address to listen on (default 127.0.0.1:8080)"),
+            OptionSpec("--replay", value: "SOURCE", help: "answer from the recorded exchanges of SOURCE (HAR, capture, session) before going upstream"),
+        ] + ReplayOptions.sourceOptions + ReplayOptions.matchingOptions + commonOptions)
+
+    /// The options `proxy` and `mock` share.
+    static let commonOptions: [OptionSpec] = [
             OptionSpec("--device", value: "FILE", help: "device profile: the phone's identifiers to look for"),
             OptionSpec("--session", value: "S", help: "session name (captures/S) or path (default: proxy-DATE-TIME)"),
             OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules, the installed Rules/)"),
@@ -37,10 +43,22 @@ struct ProxyCommand: MouchardCommand {
             OptionSpec("--no-store", help: "do not write a session (inspect and print only)"),
             OptionSpec("--quiet", short: "-q", help: "no finding lines (summary only)"),
             OptionSpec("--log-flows", help: "print one line per exchange"),
-        ])
+        ]
 
     static func run(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
-        let listenText = args.value("--listen") ?? "127.0.0.1:8080"
+        try serve(args, io, replaySource: args.value("--replay"), mock: false)
+    }
+
+    /// The proxy, or with `replaySource` the replaying proxy (`proxy --replay`) or the mock (`mock`:
+    /// also an origin, default port 8081).
+    static func serve(_ args: ParsedArguments, _ io: CommandIO, replaySource: String?, mock: Bool) throws -> Int32 {
+        if replaySource == nil {
+            for name in ["--flows", "--replay-miss", "--replay-keep", "--ignore-param", "--ignore-body", "--max-body"]
+            where args.values[name] != nil || args.flag(name) {
+                throw UsageError("\(name) goes with --replay SOURCE")
+            }
+        }
+        let listenText = args.value("--listen") ?? (mock ? "127.0.0.1:8081" : "127.0.0.1:8080")
         guard let listen = SocketAddress(parsing: listenText) else {
             throw UsageError("--listen wants a numeric ADDRESS:PORT such as 127.0.0.1:8080 or [::1]:8080, not '\(listenText)'")
         }
@@ -65,6 +83,12 @@ struct ProxyCommand: MouchardCommand {
             do { _ = try IgnoreHostPattern(pattern) } catch { throw UsageError("--ignore-host '\(pattern)' is not a valid regular expression") }
         }
 
+        // Answering from recordings (checked before anything listens).
+        var replay: (serving: ReplayServing, responses: RecordedResponses, line: String)?
+        if let replaySource {
+            replay = try ReplayOptions.serving(replaySource, args, io: io, acceptsOrigin: mock, listenIP: listen.ip)
+        }
+
         // Inspection: the same rules, tracker directory and device profile loading as scan and report.
         let setup = try AuditSetup.load(args, io: io)
         let attribution = CachedAttribution(TrackerAttribution(trackers: setup.trackers, firstParty: setup.firstParty, flows: []))
@@ -73,10 +97,10 @@ struct ProxyCommand: MouchardCommand {
         // Session store.
         var store: SessionStore?
         if !args.flag("--no-store") {
-            let name = args.value("--session") ?? defaultSessionName()
+            let name = args.value("--session") ?? defaultSessionName(mock ? "mock" : (replay != nil ? "replay-proxy" : "proxy"))
             let directory = try SessionStore.resolve(session: name, currentDirectory: io.currentDirectory)
             let s = try SessionStore(directory: directory, create: true)
-            try s.setMetadata("proxy", for: SessionStore.MetadataKey.source)
+            try s.setMetadata(mock ? "mock" : "proxy", for: SessionStore.MetadataKey.source)
             try s.setMetadata(Mouchard.version, for: SessionStore.MetadataKey.toolVersion)
             store = s
         }
@@ -91,14 +115,16 @@ struct ProxyCommand: MouchardCommand {
         let audit = LiveAudit(inspector: inspector, store: store,
                               console: LiveAudit.Console(quiet: args.flag("--quiet"), logFlows: args.flag("--log-flows"),
                                                          write: io.out))
-        let configuration = ProxyConfiguration(listen: listen, threads: threads, ignoreHosts: ignore,
+        var configuration = ProxyConfiguration(listen: listen, threads: threads, ignoreHosts: ignore,
                                                interception: settings)
+        configuration.replay = replay?.serving
         let server = ProxyServer(configuration: configuration, sink: audit.sink, interceptor: interceptor,
                                  localResponder: interceptor.onboardingResponder)
 
         let stop = ShutdownSignal()
         let bound = try server.start()
-        io.err("mouchard: proxy listening on \(bound) (\(threads) event loop\(threads == 1 ? "" : "s"))\n")
+        io.err("mouchard: \(mock ? "mock" : "proxy") listening on \(bound) (\(threads) event loop\(threads == 1 ? "" : "s"))\n")
+        if let replay { io.err("mouchard: \(replay.line)\n") }
         io.err("mouchard: CA \(interceptor.authority.certificatePath)" +
                (interceptor.authority.wasCreated ? " (created now)" : "") +
                "; install it from http://mouchard.ca/ through the proxy\n")
@@ -119,6 +145,7 @@ struct ProxyCommand: MouchardCommand {
         }
         let dropped = audit.sink.counts.dropped
         if dropped > 0 { text += ", \(dropped) flows NOT recorded (the audit fell behind)" }
+        if let r = replay?.responses { text += "; \(r.served) served from the recordings, \(r.missed) missed" }
         if let store { text += "; session \(store.directory)" }
         io.err(text + "\n")
         return 0
@@ -128,11 +155,11 @@ struct ProxyCommand: MouchardCommand {
         path.hasPrefix("/") ? path : io.currentDirectory + "/" + path
     }
 
-    static func defaultSessionName() -> String {
+    static func defaultSessionName(_ prefix: String = "proxy") -> String {
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
         f.dateFormat = "yyyyMMdd-HHmmss"
-        return "proxy-" + f.string(from: Date())
+        return prefix + "-" + f.string(from: Date())
     }
 }
 

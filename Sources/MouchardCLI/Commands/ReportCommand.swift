@@ -28,6 +28,7 @@ struct ReportCommand: MouchardCommand {
             OptionSpec("--first-party", value: "DOMAIN", help: "a domain of the app's own company", repeatable: true),
             OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules, the installed Rules/)"),
             OptionSpec("--fail-on", value: "CATEGORIES", help: "exit 3 when findings of these categories exist", repeatable: true),
+            OptionSpec("--diff-against", value: "OLD", help: "add a section of what changed since OLD (a session or file; html and md)"),
         ],
         minPositionals: 1, maxPositionals: nil)
 
@@ -44,13 +45,19 @@ struct ReportCommand: MouchardCommand {
             format = f
         }
         let failOn = AuditSetup.failOnCategories(args)
+        if args.value("--diff-against") != nil, format != .html, format != .markdown {
+            throw UsageError("--diff-against adds a section to html and md reports only")
+        }
         let setup = try AuditSetup.load(args, io: io)
         var inputs = AuditInputs(args.positionals)
         // The renderers list every finding, so they are kept (the flows are not).
         var findings: [Finding] = []
         let summary = try setup.audit(&inputs, currentDirectory: io.currentDirectory) { findings.append($0) }
         for w in (inputs.warnings + inputs.readErrors).prefix(10) { io.err("mouchard: warning: \(w)\n") }
-        let bytes = try ReportRenderer.render(format, summary: summary, findings: findings, rules: setup.ruleMetadata)
+        var bytes = try ReportRenderer.render(format, summary: summary, findings: findings, rules: setup.ruleMetadata)
+        if let old = args.value("--diff-against") {
+            bytes = try withDiffSection(bytes, format: format, old: old, inputs: args.positionals, setup: setup, io: io)
+        }
         let path = out.hasPrefix("/") ? out : io.currentDirectory + "/" + out
         do {
             try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
@@ -64,5 +71,29 @@ struct ReportCommand: MouchardCommand {
             return 3
         }
         return 0
+    }
+}
+
+extension ReportCommand {
+    /// The report with a "Changes since OLD" section: after the verdict in Markdown, before the end of the body in HTML.
+    static func withDiffSection(_ report: [UInt8], format: ReportFormat, old: String, inputs: [String], setup: AuditSetup,
+                                io: CommandIO) throws -> [UInt8] {
+        let new = inputs.joined(separator: " + ")
+        var oldInputs = AuditInputs([old])
+        var oldFindings: [Finding] = []
+        let oldSummary = try setup.audit(&oldInputs, currentDirectory: io.currentDirectory) { oldFindings.append($0) }
+        var newInputs = AuditInputs(inputs)
+        var newFindings: [Finding] = []
+        let newSummary = try setup.audit(&newInputs, currentDirectory: io.currentDirectory) { newFindings.append($0) }
+        let diff = AuditDiff(old: oldSummary, oldFindings: oldFindings, new: newSummary, newFindings: newFindings)
+        var text = String(decoding: report, as: UTF8.self)
+        if format == .html {
+            let section = AuditDiffText.html(diff, old: old, new: new)
+            if let end = text.range(of: "</body>", options: .backwards) { text.insert(contentsOf: section, at: end.lowerBound) } else { text += section }
+        } else {
+            let section = AuditDiffText.markdown(diff, old: old, new: new)
+            if let categories = text.range(of: "\n## ") { text.insert(contentsOf: section, at: text.index(after: categories.lowerBound)) } else { text += "\n" + section }
+        }
+        return Array(text.utf8)
     }
 }

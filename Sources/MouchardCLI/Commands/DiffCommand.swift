@@ -1,0 +1,67 @@
+import Foundation
+import MouchardAudit
+import MouchardFindings
+import MouchardInspection
+import MouchardReport
+
+/// `mouchard diff OLD NEW`: what leaks, destinations and companies changed between two audits.
+struct DiffCommand: MouchardCommand {
+    static let spec = CommandSpec(
+        name: "diff",
+        abstract: "compare two audits (app 1.2 vs 1.3): new, gone and changed leaks, new destinations and companies",
+        usage: "OLD NEW [--format text|json|md] [--fail-on new|changed|gone|destinations|any] [--device FILE] [--first-party DOMAIN]...",
+        discussion: """
+        OLD and NEW are sessions, HAR files or captures, each audited with the same rules, device profile
+        and first-party domains. A leak is a category of data going to a host (and the company behind
+        it); it changed when other data types, places in the request or encodings carry it. Exit 3
+        when a --fail-on condition holds: new (a new leak), changed, gone, destinations (a new
+        destination or company), any.
+        example: mouchard diff captures/app-1.2 captures/app-1.3 --device phone.json --fail-on new
+        """,
+        options: [
+            OptionSpec("--format", value: "FORMAT", help: "text (default), json or md"),
+            OptionSpec("--fail-on", value: "CONDITIONS", help: "exit 3 when: new, changed, gone, destinations, any", repeatable: true),
+            OptionSpec("--device", value: "FILE", help: "device profile (known values to look for)"),
+            OptionSpec("--app", value: "NAME", help: "the app under audit (first-party hint)"),
+            OptionSpec("--first-party", value: "DOMAIN", help: "a domain of the app's own company", repeatable: true),
+            OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules, the installed Rules/)"),
+        ],
+        minPositionals: 2, maxPositionals: 2)
+
+    static func run(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
+        let format = args.value("--format") ?? "text"
+        guard ["text", "json", "md", "markdown"].contains(format) else { throw UsageError("unknown format '\(format)' (text, json, md)") }
+        let failOn = try conditions(args)
+        let setup = try AuditSetup.load(args, io: io)
+        let (old, new) = (args.positionals[0], args.positionals[1])
+        let diff = try compute(setup: setup, old: old, new: new, io: io)
+        switch format {
+        case "json": io.out(String(decoding: AuditDiffText.json(diff, old: old, new: new), as: UTF8.self))
+        case "md", "markdown": io.out(AuditDiffText.markdown(diff, old: old, new: new))
+        default: io.out(AuditDiffText.text(diff, old: old, new: new))
+        }
+        return diff.matches(failOn: failOn) ? 3 : 0
+    }
+
+    static func conditions(_ args: ParsedArguments) throws -> Set<String> {
+        let given = Set(args.all("--fail-on").flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        for c in given where !AuditDiff.failConditions.contains(c) {
+            throw UsageError("--fail-on wants \(AuditDiff.failConditions.joined(separator: ", ")), not '\(c)'")
+        }
+        return given
+    }
+
+    /// Audits both inputs with `setup` and compares them.
+    static func compute(setup: AuditSetup, old: String, new: String, io: CommandIO) throws -> AuditDiff {
+        func audit(_ path: String) throws -> (AuditSummary, [Finding]) {
+            var inputs = AuditInputs([path])
+            var findings: [Finding] = []
+            let summary = try setup.audit(&inputs, currentDirectory: io.currentDirectory) { findings.append($0) }
+            for w in (inputs.warnings + inputs.readErrors).prefix(5) { io.err("mouchard: warning: \(w)\n") }
+            return (summary, findings)
+        }
+        let (a, af) = try audit(old)
+        let (b, bf) = try audit(new)
+        return AuditDiff(old: a, oldFindings: af, new: b, newFindings: bf)
+    }
+}
