@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "mouchard-bench", targets: ["mouchard-bench"]),
         .library(name: "MouchardInspection", targets: ["MouchardInspection"]),
         .library(name: "MouchardAudit", targets: ["MouchardAudit"]),
+        .library(name: "MouchardKit", targets: ["MouchardKit"]),
     ],
     targets: [
         // C libraries from Debian, one system-library target each.
@@ -55,13 +56,19 @@ let package = Package(
         // Replay in tests: matching recorded exchanges, client replay, the mock server.
         .target(name: "MouchardReplay", dependencies: [
             "MouchardFlow", "MouchardWire", "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardStore", "MouchardSniffer",
+            "MouchardFindings", "MouchardInspection",
+        ]),
+
+        // What a Swift test suite imports: load, filter and audit flows, a recording proxy, replay and mock.
+        .target(name: "MouchardKit", dependencies: [
+            "MouchardFlow", "MouchardFindings", "MouchardInspection", "MouchardAudit", "MouchardReplay", "MouchardProxy", "MouchardTLS", "MouchardPosix",
         ]),
 
         // Thin CLI: argument parsing and calls into the libraries.
         .target(name: "MouchardCLI", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardCodec", "MouchardStore", "MouchardInspection",
             "MouchardSniffer", "MouchardCapture", "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardReport",
-            "MouchardAudit", "MouchardReplay",
+            "MouchardAudit", "MouchardReplay", "MouchardKit",
         ]),
         .executableTarget(name: "mouchard", dependencies: ["MouchardCLI"]),
         // Benchmarks driven by the scripts in bench/ (release build).
@@ -90,7 +97,7 @@ let package = Package(
             "MouchardSniffer", "MouchardStore",
         ]),
         .testTarget(name: "MouchardReplayTests", dependencies: [
-            "MouchardReplay", "MouchardProxy", "MouchardFlow", "MouchardWire", "MouchardPosix", "MouchardStore",
+            "MouchardReplay", "MouchardKit", "MouchardProxy", "MouchardFlow", "MouchardWire", "MouchardPosix", "MouchardStore",
         ]),
     ]
 )

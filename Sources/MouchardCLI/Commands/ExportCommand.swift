@@ -1,18 +1,29 @@
 import Foundation
+import MouchardAudit
 import MouchardFlow
+import MouchardKit
 import MouchardStore
 
 /// `mouchard export S --har OUT`: writes a session's flows as a HAR 1.2 file.
 struct ExportCommand: MouchardCommand {
     static let spec = CommandSpec(
-        name: "export", abstract: "export a session's flows as a HAR file",
-        usage: "SESSION --har OUT.har",
+        name: "export", abstract: "export a session's flows as a HAR file, curl commands or a Swift test",
+        usage: "SESSION --har OUT.har | SESSION --flows IDS --format curl|swift-test [--device FILE] [--out FILE]",
         discussion: """
         Writes every flow of the session, in order, as HAR 1.2 (creator mouchard) that 'mouchard import'
         reads back with the same methods, URLs, headers and bodies. Flows seen only as TLS metadata are
         written as CONNECT entries marked "_noRequest". OUT '-' writes to standard output.
+        --format curl prints a curl command per selected flow (headers in order, the body as sent);
+        --format swift-test writes a Swift Testing test per flow for MouchardKit that loads the flow and
+        pins its current findings (audited alone, with the --device profile embedded when given).
         """,
-        options: [OptionSpec("--har", value: "OUT", help: "HAR file to write")],
+        options: [
+            OptionSpec("--har", value: "OUT", help: "HAR file to write"),
+            OptionSpec("--flows", value: "IDS", help: "the flows to export, e.g. 12 or 3,5-9 (curl and swift-test)"),
+            OptionSpec("--format", value: "FORMAT", help: "har (with --har), curl or swift-test"),
+            OptionSpec("--device", value: "FILE", help: "swift-test: the device profile to audit with (embedded in the test)"),
+            OptionSpec("--out", short: "-o", value: "FILE", help: "curl and swift-test: write there instead of standard output"),
+        ],
         minPositionals: 1, maxPositionals: 1)
 
     static func run(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
@@ -20,7 +31,12 @@ struct ExportCommand: MouchardCommand {
     }
 
     private static func perform(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
-        guard let out = args.value("--har") else { throw UsageError("'export' needs --har OUT") }
+        if let format = args.value("--format"), format != "har" {
+            guard format == "curl" || format == "swift-test" else { throw UsageError("unknown format '\(format)' (har, curl, swift-test)") }
+            guard args.value("--har") == nil else { throw UsageError("--har writes HAR; leave it out with --format \(format)") }
+            return try code(format, args, io)
+        }
+        guard let out = args.value("--har") else { throw UsageError("'export' needs --har OUT, or --format curl|swift-test") }
         let store = try SessionFiles.openSession(args.positionals[0], io: io, create: false)
         let directory = store.directory
         let writer = HARWriter(creatorVersion: Mouchard.version)
@@ -59,6 +75,51 @@ struct ExportCommand: MouchardCommand {
         }
         let shown = SessionFiles.display(directory, currentDirectory: io.currentDirectory)
         io.out("exported \(count) flow\(count == 1 ? "" : "s") from \(shown) to \(out)\n")
+        return 0
+    }
+}
+
+extension ExportCommand {
+    /// `--format curl|swift-test`: code for the selected flows.
+    static func code(_ format: String, _ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
+        guard args.value("--flows") != nil else { throw UsageError("--format \(format) needs --flows IDS (e.g. --flows 12)") }
+        let source = args.positionals[0]
+        let (flows, description) = try ReplayOptions.load(source, args, io: io)
+        var text = ""
+        if format == "curl" {
+            for flow in flows {
+                guard let command = FlowCode.curl(flow) else {
+                    io.err("mouchard: flow \(flow.id) has no request to send (TLS metadata only): skipped\n")
+                    continue
+                }
+                text += "# flow \(flow.id) of \(description)\n" + command
+            }
+        } else {
+            var profileJSON: String?
+            if let device = args.value("--device") {
+                profileJSON = String(decoding: try SessionFiles.read(device, currentDirectory: io.currentDirectory), as: UTF8.self)
+            }
+            let profile = try profileJSON.map { try Rules.profile(json: $0) }
+            let rules = try Rules(directory: try ScanInputs.rulesDirectory(nil, currentDirectory: io.currentDirectory).path)
+            text = "// Regression tests exported by mouchard \(Mouchard.version) from \(description).\n"
+            for flow in flows {
+                let audit = try Audit(Flows([flow]), profile: profile, rules: rules)
+                let test = FlowCode.swiftTest(flow, source: description, signatures: audit.findings.signatures,
+                                              profileJSON: profileJSON, toolVersion: Mouchard.version)
+                text += "\n" + (text.contains("import MouchardKit") ? test.replacingOccurrences(of: "import Testing\nimport MouchardKit\n\n", with: "") : test)
+            }
+        }
+        if let out = args.value("--out") {
+            do {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: SessionFiles.absolute(out, currentDirectory: io.currentDirectory)),
+                                          options: .atomic)
+            } catch {
+                throw CLIError("\(out): cannot write (\(error.localizedDescription))")
+            }
+            io.err("wrote \(flows.count) flow\(flows.count == 1 ? "" : "s") as \(format) to \(out)\n")
+        } else {
+            io.out(text)
+        }
         return 0
     }
 }
