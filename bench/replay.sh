@@ -27,7 +27,13 @@ mouchard=.build/release/mouchard
 O_HTTP=18921; P_MOCK=18931; P_MITM=18932
 
 wait_port() { for _ in $(seq 200); do (echo >/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.05; done; echo "port $1 did not open" >&2; exit 1; }
-stop_pid() { kill -INT "$1" 2>/dev/null || true; for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; kill -9 "$1" 2>/dev/null || true; }
+# The mock stores every flow in its session before it exits: give it time (and say how long it took).
+stop_pid() {
+  local t0=$SECONDS
+  kill -INT "$1" 2>/dev/null || true
+  for _ in $(seq 1200); do kill -0 "$1" 2>/dev/null || { echo "  (stopped in $((SECONDS - t0)) s)"; return 0; }; sleep 0.1; done
+  echo "  (still running after 120 s: killed)"; kill -9 "$1" 2>/dev/null || true
+}
 
 # Origin for the client replay: nginx, one worker, a 97-byte body.
 mkdir -p "$work/nginx"
