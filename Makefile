@@ -19,9 +19,10 @@ release: deps
 demo: build
 	@./scripts/demo.sh $(BIN_DEBUG)
 
-## test: the whole test suite (Swift Testing)
+## test: the whole test suite (Swift Testing), then the example package that uses MouchardKit (Examples/)
 test: deps
 	$(SWIFT) test
+	$(SWIFT) test --package-path Examples
 
 ## fuzz: the hostile-input (mutation) tests and the prefilter differential test, with many more seeded cases than CI runs
 fuzz: deps

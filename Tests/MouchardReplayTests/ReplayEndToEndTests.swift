@@ -122,4 +122,45 @@ import MouchardReplay
         #expect(refused.first?.failed == true)
         #expect(refused.first?.replayed.error?.contains("TLS") == true)
     }
+
+    /// `proxy --replay` (a forward proxy only) under each `--replay-miss` choice, with the origin up.
+    @Test(arguments: MissPolicy.allCases) func replayingProxyMisses(_ policy: MissPolicy) throws {
+        let origin = try RawOrigin()
+        defer { origin.stop() }
+        let flows = try Self.record(origin, home: origin.directory + "/proxy-home")
+        try #require(flows.count == 3)
+        origin.clearLogs()
+        let sink = CollectingFlowSink()
+        let mock = try MockServer(flows: flows, options: MockServer.Options(
+            listen: Self.loopback, miss: policy, acceptsOriginRequests: false, authorityDirectory: origin.directory + "/mock-home",
+            upstreamCAFile: origin.originCA, threads: 1), sink: sink)
+        let address = try mock.start()
+        defer { mock.stop() }
+        let via = ["-x", "http://\(address)", "--cacert", mock.caCertificatePath, "-w", "\n%{http_code}"]
+        // A recorded request is served without the origin hearing of it.
+        let hit = try curl(via + ["-H", "X-Order-B: 2", "http://127.0.0.1:\(origin.httpPort)/items?a=1&b=2"])
+        #expect(String(decoding: hit.output, as: UTF8.self).hasSuffix("\n200"))
+        // A request addressed to the proxy itself is not a mock request here.
+        #expect(String(decoding: try curl(["-w", "%{http_code}", "http://\(address)/items?a=1&b=2"]).output, as: UTF8.self).hasSuffix("508"))
+        // Unmatched, plain and inside an intercepted tunnel.
+        let plain = try curl(via + ["http://127.0.0.1:\(origin.httpPort)/unrecorded"])
+        let secure = try curl(via + ["https://localhost:\(origin.httpsPort)/unrecorded-too"])
+        for (r, path) in [(plain, "/unrecorded"), (secure, "/unrecorded-too")] {
+            let text = String(decoding: r.output, as: UTF8.self)
+            switch policy {
+            case .notFound:
+                #expect(text.hasSuffix("\n404") && text.contains("no recorded response"))
+            case .forward:
+                #expect(text.hasSuffix("\n200") && text.contains("\"target\": \"\(path)\""))
+            case .close:
+                #expect(r.status == 52 || r.status == 56, "curl exit \(r.status): \(text)")  // empty reply / connection closed
+            }
+        }
+        let reached = origin.requests().count + origin.requests(tls: true).count
+        #expect(reached == (policy == .forward ? 2 : 0))
+        mock.stop()
+        let notes = sink.flows.compactMap { $0.extras["_replay"] }
+        #expect(notes.filter { $0.hasPrefix("\"served") }.count == 1)
+        #expect(notes.filter { $0.hasPrefix("\"missed") }.count == 2)
+    }
 }
