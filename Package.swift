@@ -94,7 +94,7 @@ let package = Package(
         ], resources: [.copy("Resources")]),
         .testTarget(name: "MouchardCLITests", dependencies: [
             "MouchardCLI", "MouchardAudit", "MouchardFindings", "MouchardFlow", "MouchardInspection", "MouchardReport",
-            "MouchardSniffer", "MouchardStore",
+            "MouchardSniffer", "MouchardStore", "MouchardReplay", "MouchardPosix",
         ]),
         .testTarget(name: "MouchardReplayTests", dependencies: [
             "MouchardReplay", "MouchardKit", "MouchardProxy", "MouchardFlow", "MouchardWire", "MouchardPosix", "MouchardStore",

@@ -22,7 +22,7 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; sleep
 trap cleanup EXIT
 ulimit -n 65536 2>/dev/null || ulimit -n 8192
 
-swift build -c release --product mouchard >/dev/null
+[ -n "${SKIP_BUILD:-}" ] || swift build -c release --product mouchard >/dev/null   # SKIP_BUILD=1: use the existing release build
 mouchard=.build/release/mouchard
 O_HTTP=18921; P_MOCK=18931; P_MITM=18932
 

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 import MouchardFlow
+import MouchardPosix
+import MouchardReplay
+import MouchardStore
 import MouchardWire
 @testable import MouchardCLI
 
@@ -133,5 +136,37 @@ import MouchardWire
         #expect(swift.out.contains("#expect(audit.findings.signatures == ["))
         #expect(swift.out.contains("googleads.g.doubleclick.net"))
         #expect(w.run(["export", Self.har, "--format", "swift-test"]).status == 64)
+    }
+
+    /// `replay --to` a mock of the same recording: every response agrees; against a mock whose
+    /// recording changed, `--fail-on-diff` exits 3 and names the difference.
+    @Test func replayComparesWithTheRecording() throws {
+        let w = Workspace()
+        let flows = try Self.exampleFlows()
+        let home = w.path + "/home"
+        let same = try MockServer(flows: flows, options: MockServer.Options(authorityDirectory: home, threads: 1))
+        let a = try same.start()
+        defer { same.stop() }
+        let ok = w.run(["replay", Self.har, "--flows", "1,4", "--to", "http://\(a)", "--fail-on-diff", "--session", "again"])
+        #expect(ok.status == 0, "\(ok.out)\(ok.err)")
+        #expect(ok.out.contains("replayed 2 requests from HAR file traffic.har"))
+        #expect(ok.out.contains("2 answered, 0 failed, 0 differ from the recording"))
+        let store = try SessionStore(directory: w.path + "/captures/again", create: false)
+        #expect(try store.flows().map { $0.extras["_replayOf"] } == ["1", "4"])
+
+        var changed = flows
+        changed[0].response?.body = Array(#"{"modes":["steady"],"ads":false,"tips":true}"#.utf8)
+        let other = try MockServer(flows: changed, options: MockServer.Options(matching: MatchOptions(keepsLast: true), authorityDirectory: home,
+                                                                              threads: 1))
+        let b = try other.start()
+        defer { other.stop() }
+        let diff = w.run(["replay", Self.har, "--flows", "1", "--to", "http://\(b)", "--fail-on-diff", "--no-store"])
+        #expect(diff.status == 3)
+        #expect(diff.out.contains("#1 GET http://api.lumotorch.example/v2/config?app=com.lumo.torch&v=2.4.0 → 200"))
+        #expect(diff.out.contains("body $.ads: true → false"))
+        #expect(diff.out.contains("body $.modes.length: 3 → 1"))
+        let ignored = w.run(["replay", Self.har, "--flows", "1", "--to", "http://\(b)", "--fail-on-diff", "--no-store",
+                             "--ignore-field", "ads", "--ignore-field", "$.modes"])
+        #expect(ignored.status == 0, "\(ignored.out)")
     }
 }

@@ -50,19 +50,18 @@ private func devHAR(_ device: String) -> String {
 
         """)
         #expect(w.run(["export", "--help"]).out.hasPrefix("""
-        usage: mouchard export SESSION --har OUT.har
+        usage: mouchard export SESSION --har OUT.har | SESSION --flows IDS --format curl|swift-test [--device FILE] [--out FILE]
 
-        export a session's flows as a HAR file
+        export a session's flows as a HAR file, curl commands or a Swift test
 
         options:
-          --har OUT   HAR file to write
-          -h, --help  show this help
+          --har OUT        HAR file to write
 
         """))
         #expect(w.run(["help", "flows"]).out.hasPrefix("usage: mouchard flows SESSION\n\nlist the flows of a session\n"))
         let top = w.run(["--help"]).out
         #expect(top.contains("\n  import   import a HAR file into a session\n"))
-        #expect(top.contains("\n  export   export a session's flows as a HAR file\n"))
+        #expect(top.contains("\n  export   export a session's flows as a HAR file, curl commands or a Swift test\n"))
         #expect(top.contains("\n  flows    list the flows of a session\n"))
     }
 
@@ -77,7 +76,7 @@ private func devHAR(_ device: String) -> String {
         #expect(b.err.hasPrefix("mouchard: 'import' needs FILE.har\n"))
         let c = w.run(["export", "s"])
         #expect(c.status == 64)
-        #expect(c.err.hasPrefix("mouchard: 'export' needs --har OUT\n"))
+        #expect(c.err.hasPrefix("mouchard: 'export' needs --har OUT, or --format curl|swift-test\n"))
         let d = w.run(["flows"])
         #expect(d.status == 64)
         #expect(d.err.hasPrefix("mouchard: 'flows' needs SESSION\n"))
