@@ -59,20 +59,16 @@ public struct AuditInputs {
                 highest = max(highest, flow.id)
                 try sink.flow(flow)
             }
-            let full = Self.resolve(path, currentDirectory: currentDirectory).path
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory)
-            if isDirectory.boolValue || (!exists && !path.contains("/") && !path.contains(".")) {
-                let store = try SessionOpening.open(path, currentDirectory: currentDirectory, create: false)
+            switch try Self.classify(path, currentDirectory: currentDirectory) {
+            case .file(let full):
+                try streamFile(full, shown: path, flow: renumbered, sink: sink)
+            case .session(let session):
+                let store = try SessionOpening.open(session, currentDirectory: currentDirectory, create: false)
                 try SessionOpening.clarifying(currentDirectory: currentDirectory) {
                     try store.forEachFlow(renumbered)
                     for d in try store.dnsObservations() { try sink.dns(d) }
                 }
                 sources.append("session \((path as NSString).lastPathComponent)")
-            } else if exists {
-                try streamFile(full, shown: path, flow: renumbered, sink: sink)
-            } else {
-                throw AuditError("\(path): no such file or directory")
             }
             offset = max(offset, highest)
         }
@@ -118,6 +114,30 @@ public struct AuditInputs {
         }
         sources.append("HAR file \(name)")
         for f in flows { try flow(f) }
+    }
+
+    /// What an input names: a file to read, or a session (a folder path, or a name under `captures/`).
+    enum Input: Equatable {
+        case file(String)
+        case session(String)
+    }
+
+    /// An existing file or folder path wins (a folder is a session folder); else a name without `/`
+    /// naming an existing folder `captures/NAME/` is that session (names may hold dots: `app-1.2`);
+    /// else an error naming both readings.
+    static func classify(_ path: String, currentDirectory: String) throws -> Input {
+        let full = resolve(path, currentDirectory: currentDirectory).path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory) {
+            return isDirectory.boolValue ? .session(full) : .file(full)
+        }
+        guard !path.contains("/") else { throw AuditError("\(path): no such file or directory") }
+        let sessionFolder = "\(SessionStore.capturesDirectoryName)/\(path)/"
+        let sessionPath = resolve(sessionFolder, currentDirectory: currentDirectory).path
+        if FileManager.default.fileExists(atPath: sessionPath, isDirectory: &isDirectory), isDirectory.boolValue {
+            return .session(path)
+        }
+        throw AuditError("no file \(path) and no session \(sessionFolder)")
     }
 
     static func resolve(_ path: String, currentDirectory: String) -> URL {

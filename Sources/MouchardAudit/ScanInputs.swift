@@ -5,18 +5,18 @@ import MouchardInspection
 /// Loads the files an audit is configured with (rule directory, pattern rules, tracker directory,
 /// device profile) for `scan`, `report`, `sniff` and `proxy`. The traffic itself is read by `AuditInputs`.
 public enum ScanInputs {
-    /// The rule directory: `--rules DIR`, else `$MOUCHARD_RULES`, else `./Rules`, else the repo's
-    /// `Rules/` next to the executable's `.build/<config>/` folder.
+    /// The rule directory: `--rules DIR`, else `$MOUCHARD_RULES`, else `./Rules`, else a `Rules/`
+    /// in the executable's folder or one of the four above it (the checkout's `Rules/` for
+    /// `.build/<config>/mouchard`, however the binary was started).
     public static func rulesDirectory(_ option: String?, currentDirectory: String) throws -> URL {
         let cwd = URL(fileURLWithPath: currentDirectory, isDirectory: true)
-        if let option { return URL(fileURLWithPath: option, relativeTo: cwd) }
+        if let option { return try checkedRulesOption(URL(fileURLWithPath: option, relativeTo: cwd), shown: option) }
         var candidates: [URL] = []
         if let env = ProcessInfo.processInfo.environment["MOUCHARD_RULES"], !env.isEmpty {
             candidates.append(URL(fileURLWithPath: env, relativeTo: cwd))
         }
         candidates.append(cwd.appendingPathComponent("Rules"))
-        let exe = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-        var dir = exe.deletingLastPathComponent()
+        var dir = executableURL.deletingLastPathComponent()
         for _ in 0..<5 {
             candidates.append(dir.appendingPathComponent("Rules"))
             dir = dir.deletingLastPathComponent()
@@ -31,15 +31,47 @@ public enum ScanInputs {
         throw AuditError("cannot find the Rules/ directory (use --rules DIR or set MOUCHARD_RULES)")
     }
 
+    /// The running binary, symlinks resolved: `/proc/self/exe`, not `argv[0]` (which is a bare
+    /// `mouchard` when the binary is found through `$PATH`). `argv[0]` is the fallback where there is
+    /// no `/proc`.
+    public static var executableURL: URL {
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            return URL(fileURLWithPath: target)
+        }
+        if let url = Bundle.main.executableURL { return url.resolvingSymlinksInPath() }
+        return URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+    }
+
+    /// `--rules DIR` as given, once it is known to be a readable folder: one line naming the folder
+    /// otherwise (its rule files are checked by `loadRules`).
+    private static func checkedRulesOption(_ dir: URL, shown: String) throws -> URL {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDirectory) else {
+            throw AuditError("--rules \(shown): no such folder (it should hold the rule files, *.json)")
+        }
+        guard isDirectory.boolValue else {
+            throw AuditError("--rules \(shown): not a folder (give the folder that holds the rule files, *.json)")
+        }
+        guard FileManager.default.isReadableFile(atPath: dir.path) else {
+            throw AuditError("--rules \(shown): cannot read the folder")
+        }
+        return dir
+    }
+
     /// Every `*.json` rule file of `dir` except the tracker directory, merged.
     public static func loadRules(_ dir: URL) throws -> RuleSet {
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
-            .filter { $0.hasSuffix(".json") && $0 != "trackers.json" }.sorted()
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else {
+            throw AuditError("\(displayPath(dir)): cannot list the rule folder")
+        }
+        let names = entries.filter { $0.hasSuffix(".json") && $0 != "trackers.json" }.sorted()
         guard !names.isEmpty else { throw AuditError("\(dir.path): no rule files (*.json)") }
         var sets: [RuleSet] = []
         for name in names {
             let file = dir.appendingPathComponent(name)
-            let bytes = [UInt8](try Data(contentsOf: file))
+            guard let data = FileManager.default.contents(atPath: file.path) else {
+                throw AuditError("\(displayPath(file)): cannot read the rule file")
+            }
+            let bytes = [UInt8](data)
             sets.append(try RuleFileLoader.load(bytes, file: displayPath(file)))
         }
         return try RuleFileLoader.merge(sets)

@@ -111,6 +111,6 @@ import MouchardStore
         #expect(run(["report", "traffic.har", "--out", "x.pdf"], in: dir).status == 64)
         #expect(run(["report", "traffic.har", "--out", "x", "--format", "pdf"], in: dir).status == 64)
         let missing = run(["report", "nope.har", "--out", "x.html"], in: dir)
-        #expect(missing.status == 1 && missing.err.contains("nope.har: no such file or directory"))
+        #expect(missing.status == 1 && missing.err.contains("no file nope.har and no session captures/nope.har/"))
     }
 }
