@@ -140,7 +140,7 @@ public struct Inspector: Sendable {
         var out = DetectionSet()
         if knownValues != nil {
             // Lent in place: `if let` would copy the matcher and destroy the copy through the
-            // runtime's generic witnesses, some 250 instructions a request.
+            // runtime's generic witnesses, once per request.
             profileDetections(knownValues!, extracted, into: &out)
         } else {
             PatternDetector(rules: rules).detect(extracted, into: &out)
@@ -184,8 +184,7 @@ public struct Inspector: Sendable {
 private final class TargetWords: Sendable {
     let category: String
     let type: String
-    /// The target's transform (`plain`, `md5`, `base64`...).
-    let transform: String
+    let transform: ValueTransform
     /// The target's transform, first in the encoding chain (`md5`, `base64`...), nil for `plain`.
     let chainFirst: String?
     let rule: String
@@ -205,11 +204,11 @@ private final class TargetWords: Sendable {
         category = t.category
         type = t.type
         transform = t.transform
-        chainFirst = t.transform == "plain" ? nil : t.transform
+        chainFirst = t.transform == .plain ? nil : t.transform.rawValue
         rule = "profile.\(t.type)"
         what = describe(category: t.category, type: t.type)
         severity = MouchardInspection.severity(of: t.category)
-        confidence = t.transform == "base64" ? 0.95 : 1.0
+        confidence = t.transform == .base64 ? 0.95 : 1.0
         shared = kinds.words(category: category, type: type, rule: rule, severity: severity, what: what)
     }
 

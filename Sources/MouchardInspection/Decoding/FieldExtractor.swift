@@ -106,9 +106,8 @@ struct FieldWalker {
         // Nothing shorter can be a value worth finding (profile variants have 5+ bytes, name parts
         // 2+); small numbers (counts, flags, status codes) are most of a body's numbers.
         guard !full, bytes.count >= (isNumber ? 5 : 2) else { return }
-        // A walked request yields a few fields (3 on average on the dev corpus): room for 8 saves
-        // the regrowths at 1, 2 and 4 without a large first allocation (4 and 16 measured worse),
-        // made with the first field (a walk may find none).
+        // A walked request yields a few fields: room for 8 saves the regrowths at 1, 2 and 4
+        // without a large first allocation, made with the first field (a walk may find none).
         if result.fields.capacity == 0 { result.fields.reserveCapacity(8) }
         result.fields.append(ExtractedField(bytes: bytes, origin: origin, isNumber: isNumber))
     }
