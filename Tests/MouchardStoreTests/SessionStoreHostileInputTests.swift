@@ -30,7 +30,7 @@ import Testing
             Finding(category: "device-id", type: "idfa", request: FindingRequest(method: "GET", url: "https://a.example/?id=x"),
                     destination: FindingDestination(host: "a.example", tracker: nil, trackerCategory: nil, thirdParty: true),
                     where: "query:id", encoding: "plain", evidence: "AEBE…6239", rule: "device-id.idfa", transport: "https",
-                    flow: 1, confidence: 1, severity: "high", description: "IDFA", time: "2026-10-05T07:41:40.215Z", inner: nil),
+                    flow: 1, confidence: 1, severity: .high, description: "IDFA", time: "2026-10-05T07:41:40.215Z", inner: nil),
         ])
         try store.append(dns: [DNSObservation(time: StoreSamples.started, name: "a.example", queryType: "A",
                                               addresses: ["192.0.2.1"], cnames: [])])
