@@ -54,8 +54,8 @@ import Testing
     static func session(_ database: [UInt8], wal: [UInt8]? = nil, in tmp: TemporaryDirectory, _ name: String) -> String {
         let dir = tmp.path + "/" + name
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: dir + "/session.sqlite", contents: Data(database))
-        if let wal { FileManager.default.createFile(atPath: dir + "/session.sqlite-wal", contents: Data(wal)) }
+        #expect(FileManager.default.createFile(atPath: dir + "/session.sqlite", contents: Data(database)))
+        if let wal { #expect(FileManager.default.createFile(atPath: dir + "/session.sqlite-wal", contents: Data(wal))) }
         return dir
     }
 
@@ -262,7 +262,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: tmp.path + "/zero", withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: tmp.path + "/zero/session.sqlite", withDestinationPath: "/dev/zero")
         #expect(!Self.salvage(tmp.path + "/zero", "/dev/zero").opened)
-        FileManager.default.createFile(atPath: tmp.path + "/plainfile", contents: Data("x".utf8))
+        #expect(FileManager.default.createFile(atPath: tmp.path + "/plainfile", contents: Data("x".utf8)))
         #expect(throws: StoreError.self) { try SessionStore(directory: tmp.path + "/plainfile", create: false) }
     }
 }

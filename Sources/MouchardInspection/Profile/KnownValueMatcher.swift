@@ -499,7 +499,7 @@ private struct VariantBuilder {
             forms.append(pairs.joined(separator: ":"))
             forms.append(pairs.joined(separator: "-"))
         }
-        if (type == "imei" || type == "imeisv" || type == "meid"), stripped.count == 15, stripped.allSatisfy(\.isNumber) {
+        if type == "imei" || type == "imeisv" || type == "meid", stripped.count == 15, stripped.allSatisfy(\.isNumber) {
             forms.append(String(stripped.prefix(14)))
         }
         let unique = Array(Set(forms)).sorted()
