@@ -3,7 +3,7 @@ SWIFT ?= swift
 BIN_DEBUG = .build/debug/mouchard
 BIN_RELEASE = .build/release/mouchard
 
-.PHONY: deps build release demo test fuzz bench clean report-screenshot
+.PHONY: deps build release demo test lint fuzz bench clean report-screenshot
 
 ## deps: install the Debian packages the build and tests need (idempotent, quiet when present)
 deps:
@@ -23,6 +23,10 @@ demo: build
 test: deps
 	$(SWIFT) test
 	$(SWIFT) test --package-path Examples
+
+## lint: swift format's rules (.swift-format), declared imports, and the sources and tests built with warnings as errors
+lint: deps
+	SWIFT=$(SWIFT) ./scripts/lint.sh
 
 ## fuzz: the hostile-input (mutation) tests and the prefilter differential test, with many more seeded cases than CI runs
 fuzz: deps

@@ -25,8 +25,7 @@ public struct Finding: Sendable, Hashable, Codable {
     public var flow: Int?
     /// 0...1: how sure the detector is (a known device value is 1.0; a pattern under a weak key is lower).
     public var confidence: Double?
-    /// `high`, `medium`, `low`.
-    public var severity: String?
+    public var severity: Severity?
     /// One sentence a non-engineer can read.
     public var description: String?
     /// ISO 8601 time of the request.
@@ -40,7 +39,7 @@ extension Finding {
     /// extension, and takes an unused last parameter, so that it does not replace the synthesized one.
     public init(category: String, type: String, request: FindingRequest, destination: FindingDestination,
                 where: String, encoding: String, evidence: String, rule: String, transport: String,
-                flow: Int? = nil, confidence: Double? = nil, severity: String? = nil, description: String? = nil,
+                flow: Int? = nil, confidence: Double? = nil, severity: Severity? = nil, description: String? = nil,
                 time: String? = nil, inner: String? = nil, _: Void = ()) {
         self.init(category: category, type: type, request: request, destination: destination, where: `where`,
                   encoding: encoding, evidence: evidence, rule: rule, transport: transport, flow: flow,

@@ -140,7 +140,7 @@ public struct Inspector: Sendable {
         var out = DetectionSet()
         if knownValues != nil {
             // Lent in place: `if let` would copy the matcher and destroy the copy through the
-            // runtime's generic witnesses, some 250 instructions a request.
+            // runtime's generic witnesses, once per request.
             profileDetections(knownValues!, extracted, into: &out)
         } else {
             PatternDetector(rules: rules).detect(extracted, into: &out)
@@ -184,13 +184,12 @@ public struct Inspector: Sendable {
 private final class TargetWords: Sendable {
     let category: String
     let type: String
-    /// The target's transform (`plain`, `md5`, `base64`...).
-    let transform: String
+    let transform: ValueTransform
     /// The target's transform, first in the encoding chain (`md5`, `base64`...), nil for `plain`.
     let chainFirst: String?
     let rule: String
     let what: String
-    let severity: String
+    let severity: Severity
     /// A variant matched inside an encoded blob (base64 fragment) explains less than the same value
     /// found after decoding the blob: 0.95 lets the decoded hit win the dedupe.
     let confidence: Double
@@ -205,11 +204,11 @@ private final class TargetWords: Sendable {
         category = t.category
         type = t.type
         transform = t.transform
-        chainFirst = t.transform == "plain" ? nil : t.transform
+        chainFirst = t.transform == .plain ? nil : t.transform.rawValue
         rule = "profile.\(t.type)"
         what = describe(category: t.category, type: t.type)
         severity = MouchardInspection.severity(of: t.category)
-        confidence = t.transform == "base64" ? 0.95 : 1.0
+        confidence = t.transform == .base64 ? 0.95 : 1.0
         shared = kinds.words(category: category, type: type, rule: rule, severity: severity, what: what)
     }
 
@@ -237,7 +236,7 @@ public struct Detection: Sendable, Hashable {
     }
     public var rule: String { get { box.rule } set { unique().rule = newValue } }
     public var confidence: Double { get { box.confidence } set { unique().confidence = newValue } }
-    public var severity: String { get { box.severity } set { unique().severity = newValue } }
+    public var severity: Severity { get { box.severity } set { unique().severity = newValue } }
     /// Human words for the data (`the device's IDFA`).
     public var what: String { get { box.what } set { unique().what = newValue } }
     /// For a pair of fields (coordinates): the combined location.
@@ -252,7 +251,7 @@ public struct Detection: Sendable, Hashable {
     }
 
     public init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
-                confidence: Double, severity: String, what: String, whereOverride: Place? = nil) {
+                confidence: Double, severity: Severity, what: String, whereOverride: Place? = nil) {
         box = Box(category: category, type: type, origin: origin, encoding: encoding, evidence: evidence, rule: rule,
                   confidence: confidence, severity: severity, what: what, whereOverride: whereOverride, coordinate: nil)
     }
@@ -280,11 +279,11 @@ public struct Detection: Sendable, Hashable {
         var category: String { get { words.category } set { words = words.with(category: newValue) } }
         var type: String { get { words.type } set { words = words.with(type: newValue) } }
         var rule: String { get { words.rule } set { words = words.with(rule: newValue) } }
-        var severity: String { get { words.severity } set { words = words.with(severity: newValue) } }
+        var severity: Severity { get { words.severity } set { words = words.with(severity: newValue) } }
         var what: String { get { words.what } set { words = words.with(what: newValue) } }
 
         convenience init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
-                         confidence: Double, severity: String, what: String, whereOverride: Place?, coordinate: Coordinate?) {
+                         confidence: Double, severity: Severity, what: String, whereOverride: Place?, coordinate: Coordinate?) {
             self.init(words: DetectionWords(category: category, type: type, rule: rule, severity: severity, what: what),
                       origin: origin, encoding: encoding, evidence: evidence, confidence: confidence,
                       whereOverride: whereOverride, coordinate: coordinate)
@@ -376,7 +375,7 @@ public struct Detection: Sendable, Hashable {
         let origin = FieldOrigin(location: place.location, inner: place.inner, decodings: group.decodings, key: a.key)
         var d = Detection(category: "location", type: "coordinates", origin: origin, encoding: origin.encodingChain(),
                           evidence: CoordinateText.pair(a.value, decimals: a.decimals, b.value, decimals: b.decimals), rule: rule, confidence: confidence,
-                          severity: "high", what: "The device's location", whereOverride: place)
+                          severity: .high, what: "The device's location", whereOverride: place)
         d.coordinate = Coordinate(latitude: a.value, longitude: b.value)
         return d
     }
@@ -400,7 +399,7 @@ final class DetectionWords: Sendable {
     let category: String
     let type: String
     let rule: String
-    let severity: String
+    let severity: Severity
     let what: String
     /// Handed out by an `Interner` (an inspector's, for its profile targets), the only words of
     /// their category and type it holds: two words interned by the same inspector are of one kind
@@ -408,7 +407,7 @@ final class DetectionWords: Sendable {
     /// `DetectionSet` holds the detections of one inspector only.)
     let isInterned: Bool
 
-    init(category: String, type: String, rule: String, severity: String, what: String, isInterned: Bool = false) {
+    init(category: String, type: String, rule: String, severity: Severity, what: String, isInterned: Bool = false) {
         self.category = category
         self.type = type
         self.rule = rule
@@ -431,7 +430,7 @@ final class DetectionWords: Sendable {
         private var words: [String: [DetectionWords]] = [:]
 
         /// The words of `category` and `type`, made with the others given the first time.
-        mutating func words(category: String, type: String, rule: String, severity: String, what: String) -> DetectionWords {
+        mutating func words(category: String, type: String, rule: String, severity: Severity, what: String) -> DetectionWords {
             if let same = words[category]?.first(where: { $0.type == type }) { return same }
             let made = DetectionWords(category: category, type: type, rule: rule, severity: severity, what: what, isInterned: true)
             words[category, default: []].append(made)
@@ -440,7 +439,7 @@ final class DetectionWords: Sendable {
     }
 
     /// These words with the ones given replaced.
-    func with(category: String? = nil, type: String? = nil, rule: String? = nil, severity: String? = nil,
+    func with(category: String? = nil, type: String? = nil, rule: String? = nil, severity: Severity? = nil,
               what: String? = nil) -> DetectionWords {
         DetectionWords(category: category ?? self.category, type: type ?? self.type, rule: rule ?? self.rule,
                        severity: severity ?? self.severity, what: what ?? self.what)
@@ -577,10 +576,10 @@ extension NumberGroup {
     }
 }
 
-func severity(of category: String) -> String {
+func severity(of category: String) -> Severity {
     switch category {
-    case "device-id", "location", "contacts", "credentials": "high"
-    default: "medium"
+    case "device-id", "location", "contacts", "credentials": .high
+    default: .medium
     }
 }
 

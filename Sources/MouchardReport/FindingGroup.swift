@@ -1,3 +1,5 @@
+import MouchardFindings
+
 /// Findings of one category sent to one host, folded into patterns: the same data type found at the
 /// same place with the same encoding counts once, with how often, when and an example request.
 /// This is how the reports stay short when an SDK sends the same identifier ten thousand times.
@@ -20,7 +22,7 @@ public struct FindingPattern: Sendable, Hashable, Codable {
     /// Masked evidence of the first occurrence.
     public var evidence: String
     public var rule: String
-    public var severity: String?
+    public var severity: Severity?
     public var description: String?
     public var inner: String?
     /// Transports seen for this pattern (`http`, `https`, `tls-metadata`).

@@ -1,5 +1,6 @@
-import MouchardInspection
 import Foundation
+import MouchardFindings
+import MouchardInspection
 
 /// Renders an `AuditSummary` as one self-contained HTML page: inline CSS and SVG, no script, no
 /// external resource (a strict Content-Security-Policy forbids any), readable on screen and in print.
@@ -166,7 +167,7 @@ private struct HTMLWriter {
                 for (i, p) in g.patterns.enumerated() {
                     guard h.utf8.count < HTMLReport.findingsBudget else { cutPatterns += g.patterns.count - i; break }
                     h += "<tr><td>\(esc(p.type, 60))"
-                    if let sev = p.severity { h += " <span class=\"small sev-\(sev == "high" ? "high" : sev == "low" ? "low" : "medium")\">\(esc(sev, 20))</span>" }
+                    if let sev = p.severity { h += " <span class=\"small sev-\(sev.rawValue)\">\(esc(sev.rawValue, 20))</span>" }
                     h += "</td><td class=\"where\"><code>\(esc(p.where, 120))</code>"
                     if let inner = p.inner { h += "<br><span class=\"small muted\">inside: <code>\(esc(inner, 120))</code></span>" }
                     h += "</td><td><code>\(esc(p.encoding, 60))</code></td>"

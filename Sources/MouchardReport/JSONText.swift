@@ -67,7 +67,7 @@ enum JSONText {
         field("transport", f.transport, into: &out)
         if let v = f.flow { out += ",\"flow\":\(v)" }
         if let v = f.confidence { out += ",\"confidence\":\(number(v))" }
-        if let v = f.severity { field("severity", v, into: &out) }
+        if let v = f.severity { field("severity", v.rawValue, into: &out) }
         if let v = f.description { field("description", v, into: &out) }
         if let v = f.time { field("time", v, into: &out) }
         if let v = f.inner { field("inner", v, into: &out) }

@@ -1,3 +1,5 @@
+import MouchardFindings
+
 /// What a report says about a detection rule (SARIF `reportingDescriptor`): the CLI fills it from
 /// the rule files in Rules/; rules a finding names but no file describes get `RuleMetadata.derived`.
 public struct RuleMetadata: Sendable, Hashable, Codable {
@@ -11,11 +13,10 @@ public struct RuleMetadata: Sendable, Hashable, Codable {
     public var help: String
     /// Finding category: `device-id`, `location`...
     public var category: String
-    /// `high`, `medium`, `low`.
-    public var severity: String
+    public var severity: Severity
 
     public init(id: String, name: String, shortDescription: String, fullDescription: String? = nil, help: String,
-                category: String, severity: String) {
+                category: String, severity: Severity) {
         self.id = id
         self.name = name
         self.shortDescription = shortDescription
@@ -26,22 +27,22 @@ public struct RuleMetadata: Sendable, Hashable, Codable {
     }
 
     /// Metadata for a rule known only from a finding naming it.
-    public static func derived(id: String, category: String, type: String, severity: String?) -> RuleMetadata {
+    public static func derived(id: String, category: String, type: String, severity: Severity?) -> RuleMetadata {
         let name = id.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
         return RuleMetadata(
             id: id, name: name.isEmpty ? "Rule" : name,
             shortDescription: "The app sent \(CategoryNames.words(category)) (\(type)) off the device.",
             help: "Check whether this data must leave the device, whether the user consented, and whether the receiver needs it. "
                 + "Send it only over TLS, to first parties, and prefer resettable or coarse values.",
-            category: category, severity: severity ?? "medium")
+            category: category, severity: severity ?? .medium)
     }
 
     /// SARIF level of a severity: high → error, medium → warning, low → note.
-    public static func sarifLevel(_ severity: String?) -> String {
-        switch severity?.lowercased() {
-        case "high", "critical": "error"
-        case "low", "info": "note"
-        default: "warning"
+    public static func sarifLevel(_ severity: Severity?) -> String {
+        switch severity {
+        case .high: "error"
+        case .low: "note"
+        case .medium, nil: "warning"
         }
     }
 }

@@ -51,7 +51,7 @@ public enum SARIFReport {
 
     /// One SARIF `result` as compact JSON (written by hand: fast for 100,000+ findings).
     static func result(_ f: Finding, ruleIndex: Int, rules: [RuleMetadata], into out: inout String) {
-        let severity = f.severity ?? (rules.indices.contains(ruleIndex) ? rules[ruleIndex].severity : "medium")
+        let severity = f.severity ?? (rules.indices.contains(ruleIndex) ? rules[ruleIndex].severity : .medium)
         let shown = { (s: String, n: Int) in VisibleText.shown(s, limit: n) }
         var text = "\(shown(f.type, 60)) (\(shown(f.category, 40))) sent to \(shown(f.destination.host, 120))"
         var who: [String] = []
@@ -78,7 +78,7 @@ public enum SARIFReport {
         JSONText.field("host", f.destination.host, into: &out)
         if let v = f.inner { JSONText.field("inner", v, into: &out) }
         JSONText.field("method", f.request.method, into: &out)
-        JSONText.field("severity", severity, into: &out)
+        JSONText.field("severity", severity.rawValue, into: &out)
         out += ",\"third_party\":\(f.destination.thirdParty)"
         if let v = f.time { JSONText.field("time", v, into: &out) }
         if let v = f.destination.tracker { JSONText.field("tracker", v, into: &out) }
@@ -122,7 +122,7 @@ public enum SARIFReport {
         var properties: RuleProperties
     }
     struct Configuration: Encodable { var level: String }
-    struct RuleProperties: Encodable { var category: String; var severity: String; var tags: [String] }
+    struct RuleProperties: Encodable { var category: String; var severity: Severity; var tags: [String] }
     struct Invocation: Encodable { var executionSuccessful: Bool }
     struct RunProperties: Encodable {
         var verdict: String

@@ -138,9 +138,9 @@ public enum ByteReaderError: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var description: String {
         switch self {
-        case let .truncated(offset, needed, available):
+        case .truncated(let offset, let needed, let available):
             "truncated at byte \(offset): needed \(needed) byte(s), \(available) left"
-        case let .outOfBounds(offset, start, end):
+        case .outOfBounds(let offset, let start, let end):
             "seek to byte \(offset) outside \(start)...\(end)"
         }
     }

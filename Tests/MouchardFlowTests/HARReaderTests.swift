@@ -185,7 +185,7 @@ private func har(_ entries: String) -> String {
         #expect(r.query == "x=%41%2b")
         #expect(r.headers["Host"] == "origin.example.com")
         #expect(f.response?.status == 204)
-        #expect(f.timings == FlowTimings(started: Date(timeIntervalSince1970: 1641053045)))
+        #expect(f.timings == FlowTimings(started: Date(timeIntervalSince1970: 1_641_053_045)))
         #expect(f.extras == ["comment": #""edited""#])
         #expect(f.server == nil)
     }
@@ -249,6 +249,6 @@ private func har(_ entries: String) -> String {
         #expect(ISO8601Time.parse("2023-11-14T22:13:20Zjunk") == nil)
         #expect(ISO8601Time.format(Date(timeIntervalSince1970: base + 0.25)) == "2023-11-14T22:13:20.250Z")
         #expect(ISO8601Time.format(Date(timeIntervalSince1970: -0.001)) == "1969-12-31T23:59:59.999Z")
-        #expect(ISO8601Time.format(Date(timeIntervalSince1970: 951782400)) == "2000-02-29T00:00:00.000Z")
+        #expect(ISO8601Time.format(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00.000Z")
     }
 }

@@ -6,7 +6,7 @@ import Testing
 /// Pattern mode (no profile) on held-out traffic: other SDK names, keys and encodings than the dev corpus.
 @Suite("Pattern rules")
 struct PatternRuleTests {
-    func detect(_ r: MouchardFlow.HTTPRequest) throws -> [Detection] { try Inspector(rules: try TestSupport.rules()).detect(r) }
+    func detect(_ r: MouchardFlow.HTTPRequest) throws -> [Detection] { Inspector(rules: try TestSupport.rules()).detect(r) }
     func categories(_ r: MouchardFlow.HTTPRequest) throws -> Set<String> { Set(try detect(r).map(\.category)) }
 
     @Test func advertisingIdsByKeyNotByShapeAlone() throws {

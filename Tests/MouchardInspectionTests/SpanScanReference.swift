@@ -1,9 +1,10 @@
 import MouchardWire
 @testable import MouchardInspection
 
-// The span scan as it was before it became one fused pass (one loop per kind of span, the same
-// checks of each run): the reference `SpanScanTests` holds `KnownValueMatcher.spans` and
-// `phoneRuns` to.
+// The specification of the span scan (`KnownValueMatcher.scanSpans` and `phoneRuns`): one plain
+// loop per kind of span, each run checked where it ends, with no lanes, tables or events. The
+// fused scan must give exactly these spans; `SpanScanTests` holds it to them. A change of what
+// counts as a span is made here first.
 
 extension KnownValueMatcher {
     /// The interesting spans of `bytes`, in its own indices, sorted by lower bound.

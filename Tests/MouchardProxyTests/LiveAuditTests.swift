@@ -39,7 +39,7 @@ import MouchardWire
     @Test func queueDropsBeyondItsCapacityInsteadOfGrowing() {
         let gate = NSCondition()
         let queue = FlowQueue(capacity: 3) { _ in
-            gate.lock(); gate.wait(until: Date().addingTimeInterval(0.2)); gate.unlock()
+            gate.lock(); _ = gate.wait(until: Date().addingTimeInterval(0.2)); gate.unlock()
         }
         for _ in 0..<50 { queue.record(Flow(id: 0, source: .proxy, transport: .http)) }
         queue.close(timeout: 10)

@@ -74,7 +74,7 @@ enum AdversarialCorpus {
                 request: FindingRequest(method: p, url: req.url),
                 destination: FindingDestination(host: req.host, tracker: p, trackerCategory: p, thirdParty: true),
                 where: wheres[i % wheres.count], encoding: "gzip+\(p)", evidence: i == 3 ? megabyte : p,
-                rule: "rule.\(p)", transport: flow.transport.rawValue, flow: flow.id, confidence: 1, severity: p,
+                rule: "rule.\(p)", transport: flow.transport.rawValue, flow: flow.id, confidence: 1, severity: Severity.allCases[i % Severity.allCases.count],
                 description: p, time: ReportTime.iso(base), inner: p))
         }
         // A finding whose URL is a megabyte long.

@@ -41,7 +41,7 @@ enum ReportFixtures {
 
     static func finding(_ flow: Flow, _ category: String, _ type: String, where w: String, encoding: String = "plain",
                         evidence: String = "6D92…E7DC", tracker: String? = nil, trackerCategory: String? = nil,
-                        thirdParty: Bool = true, severity: String? = "high") -> Finding {
+                        thirdParty: Bool = true, severity: Severity? = .high) -> Finding {
         let r = flow.request ?? request("GET", "https://\(flow.host)/")
         return Finding(category: category, type: type, request: FindingRequest(method: r.method, url: r.url),
                        destination: FindingDestination(host: r.host, tracker: tracker, trackerCategory: trackerCategory,

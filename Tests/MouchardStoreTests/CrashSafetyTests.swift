@@ -65,7 +65,7 @@ import Glibc
         child.arguments = ["import", harPath, "--session", sessionDir]
         child.standardOutput = FileHandle.nullDevice
         let stderrPath = tmp.path + "/import.stderr"
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        #expect(FileManager.default.createFile(atPath: stderrPath, contents: nil))
         child.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         try child.run()
 

@@ -30,7 +30,7 @@ import Testing
             Finding(category: "device-id", type: "idfa", request: FindingRequest(method: "GET", url: "https://a.example/?id=x"),
                     destination: FindingDestination(host: "a.example", tracker: nil, trackerCategory: nil, thirdParty: true),
                     where: "query:id", encoding: "plain", evidence: "AEBE…6239", rule: "device-id.idfa", transport: "https",
-                    flow: 1, confidence: 1, severity: "high", description: "IDFA", time: "2026-10-05T07:41:40.215Z", inner: nil),
+                    flow: 1, confidence: 1, severity: .high, description: "IDFA", time: "2026-10-05T07:41:40.215Z", inner: nil),
         ])
         try store.append(dns: [DNSObservation(time: StoreSamples.started, name: "a.example", queryType: "A",
                                               addresses: ["192.0.2.1"], cnames: [])])
@@ -54,8 +54,8 @@ import Testing
     static func session(_ database: [UInt8], wal: [UInt8]? = nil, in tmp: TemporaryDirectory, _ name: String) -> String {
         let dir = tmp.path + "/" + name
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: dir + "/session.sqlite", contents: Data(database))
-        if let wal { FileManager.default.createFile(atPath: dir + "/session.sqlite-wal", contents: Data(wal)) }
+        #expect(FileManager.default.createFile(atPath: dir + "/session.sqlite", contents: Data(database)))
+        if let wal { #expect(FileManager.default.createFile(atPath: dir + "/session.sqlite-wal", contents: Data(wal))) }
         return dir
     }
 
@@ -262,7 +262,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: tmp.path + "/zero", withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: tmp.path + "/zero/session.sqlite", withDestinationPath: "/dev/zero")
         #expect(!Self.salvage(tmp.path + "/zero", "/dev/zero").opened)
-        FileManager.default.createFile(atPath: tmp.path + "/plainfile", contents: Data("x".utf8))
+        #expect(FileManager.default.createFile(atPath: tmp.path + "/plainfile", contents: Data("x".utf8)))
         #expect(throws: StoreError.self) { try SessionStore(directory: tmp.path + "/plainfile", create: false) }
     }
 }

@@ -10,7 +10,7 @@ private func finding(_ flow: Int?, _ type: String, confidence: Double?) -> Findi
     Finding(category: "device-id", type: type, request: FindingRequest(method: "GET", url: "https://a.example/?id=x"),
             destination: FindingDestination(host: "a.example", tracker: "Ads Inc", trackerCategory: "advertising", thirdParty: true),
             where: "query:id", encoding: "base64+url", evidence: "9F55…8C22", rule: "device-id.idfa", transport: "https",
-            flow: flow, confidence: confidence, severity: "high", description: "IDFA sent to Ads Inc.",
+            flow: flow, confidence: confidence, severity: .high, description: "IDFA sent to Ads Inc.",
             time: "2026-10-05T07:41:40.215Z", inner: "$.ifa")
 }
 

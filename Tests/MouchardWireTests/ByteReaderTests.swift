@@ -7,9 +7,9 @@ import Testing
         #expect(try r.readUInt8() == 0x01)
         #expect(try r.readUInt16() == 0x0203)
         #expect(try r.readUInt24() == 0x040506)
-        #expect(try r.readUInt32() == 0x0708090A)
+        #expect(try r.readUInt32() == 0x0708_090A)
         #expect(try r.readUInt16LE() == 0x0C0B)
-        #expect(try r.readUInt32LE() == 0x100F0E0D)
+        #expect(try r.readUInt32LE() == 0x100F_0E0D)
         #expect(r.consumedCount == 16)
         #expect(r.remainingCount == 5)
         #expect(try r.peekUInt8(ahead: 4) == 0x15)
@@ -19,8 +19,8 @@ import Testing
 
     @Test func sixtyFourBitReads() throws {
         var r = ByteReader([1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8])
-        #expect(try r.readUInt64() == 0x0102030405060708)
-        #expect(try r.readUInt64LE() == 0x0807060504030201)
+        #expect(try r.readUInt64() == 0x0102_0304_0506_0708)
+        #expect(try r.readUInt64LE() == 0x0807_0605_0403_0201)
         #expect(r.isAtEnd)
     }
 

@@ -95,7 +95,7 @@ import Testing
             let c = s.tape[child]
             let following = c.next
             let childEnd = following < entry.next ? (entry.kind == .object ? s.tape[following].keyStart : s.tape[following].start) : end
-            if (c.kind == .object || c.kind == .array), spans.contains(where: { $0.upperBound > c.start && $0.lowerBound < childEnd }) {
+            if c.kind == .object || c.kind == .array, spans.contains(where: { $0.upperBound > c.start && $0.lowerBound < childEnd }) {
                 out += walkedEntries(s, child, spans: spans, end: childEnd)
             } else {
                 out.append("\(c.start)..<\(c.end) \(c.kind) key \(c.keyStart)..<\(c.keyEnd)")

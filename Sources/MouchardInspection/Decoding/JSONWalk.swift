@@ -77,7 +77,7 @@ extension FieldWalker {
                 let k = keyText()
                 // The member's path: `.` and its key, copied from the document's bytes as
                 // `keyText` reads them when it can (appending `k` costs a string access per
-                // member, measured 0.17% of the inspector), else `k`.
+                // member), else `k`.
                 path.append(UInt8(ascii: "."))
                 if m.keyEscaped || m.keyStart < 0 || m.keyEnd - m.keyStart < 2 || m.keyEnd > bytes.count {
                     path.append(k)

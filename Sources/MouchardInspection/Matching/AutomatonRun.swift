@@ -65,8 +65,8 @@ extension MultiPatternMatcher.Automaton {
     /// that state; `count` when no byte does (then `state` is the state after the last byte).
     ///
     /// A function of its own, not inlined: the byte loop keeps its values in registers (inlined
-    /// into a caller with closures around it, they were spilled to the stack, 22 instructions a
-    /// byte instead of 8). Reading a value is then a call per accepting state.
+    /// into a caller with closures around it, they are spilled to the stack). Reading a value is
+    /// then a call per accepting state.
     @inline(never)
     func firstAccepting<Entry: FixedWidthInteger>(_ entry: Entry.Type, in h: UnsafePointer<UInt8>, from i: Int, count: Int,
                                                   state: inout Int) -> Int {

@@ -11,8 +11,8 @@ public struct KnownValueMatcher: Sendable {
     public struct Target: Sendable, Hashable {
         public var category: String
         public var type: String
-        /// How the variant transforms the value: `plain`, `url`, `hex`, `base64`, `md5`, `sha1`, `sha256`, ...
-        public var transform: String
+        /// How the variant transforms the value.
+        public var transform: ValueTransform
         /// The profile value (for masked evidence).
         public var value: String
     }
@@ -143,7 +143,7 @@ public struct KnownValueMatcher: Sendable {
             let words = name.split(separator: " ").map(String.init).filter { $0.count >= 2 }
             guard words.count >= 2 else { continue }
             let index = split.count
-            split.append((Target(category: category, type: type, transform: "plain", value: name), words.count))
+            split.append((Target(category: category, type: type, transform: .plain, value: name), words.count))
             for (k, w) in words.enumerated() {
                 let key = Self.foldName(w)
                 parts[key, default: []].append((index, k))
@@ -441,7 +441,7 @@ private struct VariantBuilder {
         targets.append(target)
     }
 
-    func target(_ c: String, _ t: String, _ transform: String, _ v: String) -> KnownValueMatcher.Target {
+    func target(_ c: String, _ t: String, _ transform: ValueTransform, _ v: String) -> KnownValueMatcher.Target {
         .init(category: c, type: t, transform: transform, value: v)
     }
 
@@ -449,25 +449,25 @@ private struct VariantBuilder {
     /// (written and case-normalized) form.
     mutating func addForms(_ forms: [String], digestForms: [String], category: String, type: String, value: String) {
         for f in forms {
-            add(f, target(category, type, "plain", value))
+            add(f, target(category, type, .plain, value))
             let pe = String(decoding: ByteCodecs.percentEncode(Array(f.utf8)), as: UTF8.self)
             if pe != f {
-                add(pe, target(category, type, "url", value))
-                add(pe.replacingOccurrences(of: "%20", with: "+"), target(category, type, "url", value))
+                add(pe, target(category, type, .url, value))
+                add(pe.replacingOccurrences(of: "%20", with: "+"), target(category, type, .url, value))
             }
-            add(String(decoding: ByteCodecs.hexEncode(Array(f.utf8)), as: UTF8.self), target(category, type, "hex", value))
+            add(String(decoding: ByteCodecs.hexEncode(Array(f.utf8)), as: UTF8.self), target(category, type, .hex, value))
             for b64 in base64Alignments(Array(f.utf8)) {
-                add(b64, target(category, type, "base64", value), caseSensitive: true, boundary: false)
+                add(b64, target(category, type, .base64, value), caseSensitive: true, boundary: false)
                 let url = b64.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                if url != b64 { add(url, target(category, type, "base64", value), caseSensitive: true, boundary: false) }
+                if url != b64 { add(url, target(category, type, .base64, value), caseSensitive: true, boundary: false) }
             }
         }
         for f in digestForms {
             for alg in DigestAlgorithm.allCases {
                 let d = alg.digest(Array(f.utf8))
-                add(hexString(d), target(category, type, alg.rawValue, value))
+                add(hexString(d), target(category, type, .digest(alg), value))
                 let b64 = String(decoding: ByteCodecs.base64Encode(d), as: UTF8.self)
-                add(String(b64.prefix(while: { $0 != "=" })), target(category, type, "\(alg.rawValue)+base64", value), caseSensitive: true, boundary: false)
+                add(String(b64.prefix(while: { $0 != "=" })), target(category, type, .digestInBase64(alg), value), caseSensitive: true, boundary: false)
             }
         }
     }
@@ -499,7 +499,7 @@ private struct VariantBuilder {
             forms.append(pairs.joined(separator: ":"))
             forms.append(pairs.joined(separator: "-"))
         }
-        if (type == "imei" || type == "imeisv" || type == "meid"), stripped.count == 15, stripped.allSatisfy(\.isNumber) {
+        if type == "imei" || type == "imeisv" || type == "meid", stripped.count == 15, stripped.allSatisfy(\.isNumber) {
             forms.append(String(stripped.prefix(14)))
         }
         let unique = Array(Set(forms)).sorted()
@@ -527,7 +527,7 @@ private struct VariantBuilder {
     }
 
     mutating func addPhone(_ raw: String, region: String?, category: String, type: String) {
-        let t = target(category, type, "plain", raw)
+        let t = target(category, type, .plain, raw)
         guard let e164 = PhoneNumbers.e164Digits(raw, region: region) else {
             // Unknown plan: match the digits as written.
             let d = PhoneNumbers.digits(raw)

@@ -1,3 +1,4 @@
+import MouchardFindings
 import MouchardFlow
 
 /// Credentials sent where anyone on the path can read them: a password field or HTTP Basic
@@ -24,7 +25,7 @@ struct CredentialDetector {
            let decoded = ByteCodecs.base64Decode(Array(auth.utf8.dropFirst(6))[...]), decoded.contains(0x3A) {
             out.add(Detection(category: "credentials", type: "basic-auth", origin: FieldOrigin(location: "header:Authorization", key: "Authorization"),
                               encoding: "base64", evidence: String(decoding: decoded, as: UTF8.self), rule: "credentials.basic-auth",
-                              confidence: 1.0, severity: "high", what: "HTTP Basic credentials"))
+                              confidence: 1.0, severity: .high, what: "HTTP Basic credentials"))
         }
         // By index: a field is copied only when it holds a password.
         let fields = extracted.fields
@@ -39,7 +40,7 @@ struct CredentialDetector {
             let field = fields[i]
             out.add(Detection(category: "credentials", type: "password", origin: field.origin, encoding: field.origin.encodingChain(),
                               evidence: String(decoding: field.bytes, as: UTF8.self), rule: "credentials.password",
-                              confidence: 0.9, severity: "high", what: "A password"))
+                              confidence: 0.9, severity: .high, what: "A password"))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MouchardFindings
 
 /// One detection rule of a rule file (Rules/*.json, documented in Rules/README.md): what shape of
 /// value to look for, how to validate it, what to exclude, and which key names make it more or
@@ -8,7 +9,7 @@ public struct PatternRule: Sendable {
     public var category: String
     public var type: String
     public var description: String
-    public var severity: String
+    public var severity: Severity
     /// Places to look: `url`, `query`, `header`, `cookie`, `form`, `multipart`, `body` (empty = all).
     public var places: Set<String>
     public var shape: Shape

@@ -1,4 +1,5 @@
 import Foundation
+import MouchardFindings
 import MouchardWire
 
 /// Reads rule files (JSON, strict: unknown fields, wrong types, bad regexes and impossible
@@ -49,8 +50,7 @@ public enum RuleFileLoader {
             throw r.error(at: v.offset, "rule '\(id)' has no category (set it in the rule or the file)")
         }
         let type = try r.requiredString(m, "type", in: "rule '\(id)'", at: v.offset)
-        let severity = try r.string(m["severity"]) ?? "medium"
-        guard ["high", "medium", "low"].contains(severity) else {
+        guard let severity = Severity(rawValue: try r.string(m["severity"]) ?? "medium") else {
             throw r.error(at: m["severity"]?.value.offset ?? v.offset, "severity must be high, medium or low")
         }
         let where_ = try r.strings(m["where"])

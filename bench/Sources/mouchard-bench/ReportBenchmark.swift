@@ -89,7 +89,7 @@ func syntheticSession(flows count: Int) -> ([Flow], [Finding], [DNSObservation])
                 destination: FindingDestination(host: host, tracker: nil, trackerCategory: nil, thirdParty: hostIndex >= 100),
                 where: wheres[(i / 4) % wheres.count], encoding: i % 8 == 0 ? "gzip+base64" : "plain", evidence: "6D92…E7DC",
                 rule: "bench.\(types[(i / 2) % types.count])", transport: flow.transport.rawValue, flow: flow.id, confidence: 1,
-                severity: k == 0 ? "high" : "medium", description: "synthetic", time: nil))
+                severity: k == 0 ? .high : .medium, description: "synthetic", time: nil))
         }
     }
     var dns: [DNSObservation] = []

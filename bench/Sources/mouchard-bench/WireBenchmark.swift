@@ -69,7 +69,7 @@ enum WireBenchError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .usage(let a): "wire: unknown argument \(a)"
-        case let .wrongCount(e, g): "wire: parsed \(g) messages, expected \(e)"
+        case .wrongCount(let e, let g): "wire: parsed \(g) messages, expected \(e)"
         }
     }
 }

@@ -1,0 +1,37 @@
+import MouchardCodec
+
+/// How a profile variant transforms its value: as is, percent-encoded, hex, base64, a digest, or
+/// a digest written in base64. `rawValue` is the name findings give it (`md5`, `sha1+base64`...).
+public enum ValueTransform: Sendable, Hashable, RawRepresentable {
+    case plain, url, hex, base64
+    case digest(DigestAlgorithm)
+    case digestInBase64(DigestAlgorithm)
+
+    public init?(rawValue: String) {
+        switch rawValue {
+        case "plain": self = .plain
+        case "url": self = .url
+        case "hex": self = .hex
+        case "base64": self = .base64
+        default:
+            if let alg = DigestAlgorithm(rawValue: rawValue) {
+                self = .digest(alg)
+            } else if rawValue.hasSuffix("+base64"), let alg = DigestAlgorithm(rawValue: String(rawValue.dropLast(7))) {
+                self = .digestInBase64(alg)
+            } else {
+                return nil
+            }
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .plain: "plain"
+        case .url: "url"
+        case .hex: "hex"
+        case .base64: "base64"
+        case .digest(let alg): alg.rawValue
+        case .digestInBase64(let alg): alg.rawValue + "+base64"
+        }
+    }
+}
