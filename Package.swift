@@ -47,6 +47,8 @@ let package = Package(
             "MouchardStore",
         ]),
         .target(name: "MouchardReport", dependencies: ["MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardInspection"]),
+        // The gateway's host changes: nftables rules, sysctls, saved state (pure plans, thin runner).
+        .target(name: "MouchardGateway", dependencies: ["MouchardWire", "MouchardFlow", "MouchardProxy", "MouchardTLS"]),
         // An audit of files and sessions: inputs read into flows, inspected, summarized.
         .target(name: "MouchardAudit", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardCodec", "MouchardInspection", "MouchardReport",
@@ -57,7 +59,7 @@ let package = Package(
         .target(name: "MouchardCLI", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardCodec", "MouchardStore", "MouchardInspection",
             "MouchardSniffer", "MouchardCapture", "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardReport",
-            "MouchardAudit",
+            "MouchardAudit", "MouchardGateway",
         ]),
         .executableTarget(name: "mouchard", dependencies: ["MouchardCLI"]),
         // Benchmarks driven by the scripts in bench/ (release build).
@@ -84,6 +86,10 @@ let package = Package(
         .testTarget(name: "MouchardCLITests", dependencies: [
             "MouchardCLI", "MouchardAudit", "MouchardFindings", "MouchardFlow", "MouchardInspection", "MouchardReport",
             "MouchardSniffer", "MouchardStore",
+        ]),
+        .testTarget(name: "MouchardGatewayTests", dependencies: [
+            "MouchardGateway", "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardProxy", "MouchardStore",
+            "MouchardInspection", "MouchardTLS",
         ]),
     ]
 )
