@@ -145,6 +145,12 @@ import MouchardStore
         let badPorts = try lab.run(lab.gateway, [Self.mouchard, "gateway", "--phone-side", lab.gatewayPhoneIf,
                                                  "--uplink", lab.gatewayUplinkIf, "--ports", "80,99999", "--state-dir", files.state])
         #expect(badPorts.status == 64 && badPorts.output.contains("--ports"))
+        if let setpriv = lab.host.find("setpriv") {
+            let notRoot = try lab.run(lab.gateway, [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", Self.mouchard,
+                                                    "gateway", "--phone-side", lab.gatewayPhoneIf, "--uplink", lab.gatewayUplinkIf,
+                                                    "--state-dir", files.state])
+            #expect(notRoot.status == 1 && notRoot.output.contains("run it as root"), "\(notRoot.output)")
+        }
         #expect(try !hasMouchardTable(lab))
         #expect(try sysctls(lab) == before)
 
