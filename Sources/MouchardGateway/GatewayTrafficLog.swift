@@ -1,13 +1,15 @@
 import Foundation
 import MouchardFlow
 import MouchardProxy
+import MouchardTLS
 import MouchardWire
 
 /// The part of the phone's traffic no other layer records as a flow, taken from the phone-side
 /// capture: TCP connections to ports that are not redirected and that carry neither HTTP nor TLS
 /// (those are flows of the capture's HTTP/TLS extraction), and every UDP conversation (DNS, QUIC,
 /// anything else). Each becomes one `tls-metadata` flow without a request: endpoints, bytes each
-/// way, and a protocol guess from the first bytes (QUIC told apart by its Initial packet).
+/// way, a protocol guess from the first bytes, and for QUIC the SNI and ALPN of the ClientHello
+/// read from the client's Initial packets (their keys derive from the connection ID: RFC 9001 §5).
 ///
 /// Pure apart from time (packets carry their own): packets in, flows out through `onFlow`.
 public final class GatewayTrafficLog {
@@ -39,6 +41,10 @@ public final class GatewayTrafficLog {
         var finSeen: (client: Bool, server: Bool) = (false, false)
         var quic = false
         var serverName: String?
+        var alpn: [String] = []
+        /// The client's CRYPTO stream, until its ClientHello is read (or given up on).
+        var crypto: QUICCryptoStream?
+        var initialsRead = 0
 
         init(key: Key, time: Double) {
             self.key = key
@@ -123,8 +129,28 @@ public final class GatewayTrafficLog {
             fromClient = false
         }
         let c = conversation ?? open(forward, time: time)
-        if fromClient, c.bytesUp == 0, QUICInitialPacket(udp.payload) != nil { c.quic = true }
+        if fromClient, c.bytesUp == 0, QUICInitialPacket(udp.payload) != nil {
+            c.quic = true
+            c.crypto = QUICCryptoStream()
+        }
+        if fromClient, c.quic, c.crypto != nil { readClientHello(c, udp.payload) }
         note(c, payload: udp.payload, fromClient: fromClient, time: time)
+    }
+
+    /// Initials read per conversation for its ClientHello (a post-quantum one spans two or three).
+    static let maxInitialsRead = 8
+
+    private func readClientHello(_ c: Conversation, _ datagram: ArraySlice<UInt8>) {
+        guard let opened = QUICInitialProtection.openClientInitial(datagram) else { return }
+        c.initialsRead += 1
+        c.crypto?.add(frames: opened.payload)
+        if let hello = c.crypto?.clientHello {
+            c.serverName = hello.serverName
+            c.alpn = hello.alpn
+            c.crypto = nil
+        } else if c.initialsRead >= Self.maxInitialsRead {
+            c.crypto = nil
+        }
     }
 
     private func open(_ key: Key, time: Double) -> Conversation {
@@ -163,7 +189,7 @@ public final class GatewayTrafficLog {
                         timings: FlowTimings(started: Date(timeIntervalSince1970: c.started),
                                              receive: max(0, (c.lastSeen - c.started) * 1000)),
                         client: Endpoint(address: c.key.client.description, port: Int(c.key.clientPort)), server: server,
-                        tls: c.quic ? TLSFacts(serverName: c.serverName, alpn: [], version: "QUIC") : nil)
+                        tls: c.quic ? TLSFacts(serverName: c.serverName, alpn: c.alpn, version: "QUIC") : nil)
         flow.extras["_transport"] = "\"\(c.quic ? "quic" : (c.key.tcp ? "tcp" : "udp"))\""
         flow.extras["_protocol"] = "\"\(guess)\""
         flow.extras["_bytesUp"] = String(c.bytesUp)

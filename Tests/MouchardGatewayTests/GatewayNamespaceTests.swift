@@ -5,6 +5,7 @@ import MouchardFlow
 import MouchardGateway
 import MouchardInspection
 import MouchardStore
+import MouchardTLS
 
 /// `mouchard gateway` for real, in namespaces (CI runs as root): phone → gateway → internet.
 /// Planted IDFA over HTTP and intercepted HTTPS, a client refusing the CA (pinned flow with its
@@ -180,7 +181,11 @@ import MouchardStore
                                              "https://pinned.example.test/pinned"])
         #expect(pinned.status != 0)
 
-        let quic = try lab.run(lab.phone, ["python3", files.phoneScript, "quic", NamespaceLab.internetAddress])
+        let initial = QUICInitialProtection.sealClientInitial(
+            destinationConnectionID: [0x4d, 0x4f, 0x55, 0x43, 0x48, 0x41, 0x52, 0x44],
+            payload: QUICInitialTests.cryptoFrame(offset: 0, QUICInitialTests.clientHello(serverName: "quic.example.test")[...]))
+        try Data(initial).write(to: URL(fileURLWithPath: files.dir + "/initial.bin"))
+        let quic = try lab.run(lab.phone, ["python3", files.phoneScript, "quic", NamespaceLab.internetAddress, files.dir + "/initial.bin"])
         #expect(quic.output.contains("refused"), "\(quic.output)")
 
         // Server-first banners: through the listener (2222 is redirected) and forwarded (2223 is not).
@@ -227,6 +232,7 @@ import MouchardStore
         #expect(banners.allSatisfy { Int($0.extras["_bytesDown"] ?? "0") ?? 0 > 20 })
         let quicFlow = flows.first { $0.extras["_transport"] == "\"quic\"" }
         #expect(quicFlow?.server == Endpoint(address: NamespaceLab.internetAddress, port: 443))
+        #expect(quicFlow?.tls?.serverName == "quic.example.test" && quicFlow?.host == "quic.example.test")
         #expect(flows.contains { $0.extras["_protocol"] == "\"dns\"" })
         let answers = try store.dnsObservations()
         #expect(answers.contains { $0.name == "api.example.test" && $0.addresses == [NamespaceLab.internetAddress] })

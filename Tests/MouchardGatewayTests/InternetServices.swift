@@ -99,10 +99,8 @@ if mode == "dns":
     r = s.recv(2048)
     print("answer", socket.inet_ntoa(r[-4:]))
 elif mode == "quic":
-    # Long header, Initial (type 0), version 1, 8-byte DCID, no SCID, no token, 1200-byte datagram.
-    dcid = bytes(range(8))
-    body = bytes(1200 - 1 - 4 - 1 - 8 - 1 - 1 - 2)
-    packet = bytes([0xC3]) + struct.pack("!I", 1) + bytes([8]) + dcid + bytes([0]) + bytes([0]) + struct.pack("!H", 0x4000 | len(body)) + body
+    # A client Initial the test sealed (RFC 9001 keys from its DCID, a ClientHello with an SNI).
+    packet = open(sys.argv[3], "rb").read()
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(3)
     s.connect((sys.argv[2], 443))
     s.send(packet)
