@@ -3,7 +3,8 @@ import MouchardWire
 
 /// A pcap file that is rotated once it grows above `maxBytes`: the full file is renamed
 /// `NAME-0001.pcap`, `NAME-0002.pcap`... (oldest first) and a fresh `NAME.pcap` is started, so
-/// the live file keeps its name and nothing captured is overwritten. Flushed per packet.
+/// the live file keeps its name and nothing captured is overwritten. Flushed per packet unless
+/// `flushesEachPacket` is false (then by `flush()`).
 public final class RotatingPcapWriter {
     public let path: String
     public let linkType: LinkType
@@ -18,11 +19,15 @@ public final class RotatingPcapWriter {
     static let fileHeaderBytes = 24
     static let recordHeaderBytes = 16
 
-    public init(path: String, linkType: LinkType, maxBytes: Int) throws {
+    public let flushesEachPacket: Bool
+
+    public init(path: String, linkType: LinkType, maxBytes: Int, flushesEachPacket: Bool = true) throws {
         self.path = path
         self.linkType = linkType
         self.maxBytes = max(maxBytes, Self.fileHeaderBytes + Self.recordHeaderBytes + 1)
+        self.flushesEachPacket = flushesEachPacket
         writer = try PcapFileWriter(path: path, linkType: linkType)
+        writer.flushesEachPacket = flushesEachPacket
         bytes = Self.fileHeaderBytes
     }
 
@@ -33,6 +38,8 @@ public final class RotatingPcapWriter {
         bytes += size
         packetsWritten += 1
     }
+
+    public func flush() throws { try writer.flush() }
 
     public func close() { writer.close() }
 
@@ -55,6 +62,7 @@ public final class RotatingPcapWriter {
         guard rename(path, target) == 0 else { throw PcapError("rotate '\(path)'", "cannot rename it to '\(target)'") }
         rotatedFiles.append(target)
         writer = try PcapFileWriter(path: path, linkType: linkType)
+        writer.flushesEachPacket = flushesEachPacket
         bytes = Self.fileHeaderBytes
     }
 }

@@ -63,18 +63,21 @@ public final class GatewayTrafficLog {
         self.maxConversations = maxConversations
     }
 
-    public func process(_ packet: CapturedPacket) {
-        guard let link = LinkLayerDecoder.decode(packet.data, linkType: packet.linkType) else { return }
+    /// Follows one packet. Returns true when it belongs to a TCP connection on a redirected port:
+    /// the transparent proxy records those, so no other layer needs to parse it.
+    @discardableResult
+    public func process(_ packet: CapturedPacket) -> Bool {
+        guard let link = LinkLayerDecoder.decode(packet.data, linkType: packet.linkType) else { return false }
         let source: IPAddress, destination: IPAddress, proto: UInt8, payload: ArraySlice<UInt8>
         switch link.network {
         case .ipv4:
-            guard let ip = IPv4Packet(link.bytes), !ip.isFragment else { return }
+            guard let ip = IPv4Packet(link.bytes), !ip.isFragment else { return false }
             (source, destination, proto, payload) = (ip.source, ip.destination, ip.protocolNumber, ip.payload)
         case .ipv6:
-            guard let ip = IPv6Packet(link.bytes), !ip.isFragment else { return }
+            guard let ip = IPv6Packet(link.bytes), !ip.isFragment else { return false }
             (source, destination, proto, payload) = (ip.source, ip.destination, ip.protocolNumber, ip.payload)
         case .other:
-            return
+            return false
         }
         let time = packet.timestamp
         if time - lastSweep > 1 {
@@ -83,14 +86,16 @@ public final class GatewayTrafficLog {
         }
         switch proto {
         case 6:
-            guard let tcp = TCPSegment(payload) else { return }
+            guard let tcp = TCPSegment(payload) else { return false }
+            if redirectedPorts.contains(Int(tcp.destinationPort)) || redirectedPorts.contains(Int(tcp.sourcePort)) { return true }
             handleTCP(tcp, source: source, destination: destination, time: time)
         case 17:
-            guard let udp = UDPDatagram(payload) else { return }
+            guard let udp = UDPDatagram(payload) else { return false }
             handleUDP(udp, source: source, destination: destination, time: time)
         default:
-            return
+            break
         }
+        return false
     }
 
     /// Emits every conversation still open (end of capture).

@@ -136,7 +136,8 @@ import MouchardTLS
         defer { try? FileManager.default.removeItem(atPath: files.dir) }
         let services = Pipe()
         try lab.spawn(lab.internet, ["python3", files.dir + "/internet.py", NamespaceLab.internetAddress,
-                                     files.dir + "/srv.pem", files.dir + "/srv.key", files.udpLog], stdout: services)
+                                     files.dir + "/srv.pem", files.dir + "/srv.key", files.udpLog, NamespaceLab.internetAddress6],
+                      stdout: services)
         #expect(PipeCollector(services).wait(for: "ready", seconds: 20))
         let before = try sysctls(lab)
 
@@ -174,6 +175,16 @@ import MouchardTLS
         let replies = try plantedRequests(lab, files, proxy: nil)
         #expect(replies[0].hasPrefix("ok /v1/open?advertiserId="), "\(replies)\n\(gw.stderr.text)")
         #expect(replies[4].contains(Self.idfa), "\(replies)")
+
+        // IPv6: the same interception (IP6T_SO_ORIGINAL_DST), to the original v6 address.
+        let v6 = "[\(NamespaceLab.internetAddress6)]"
+        let http6 = try lab.run(lab.phone, ["curl", "-sS", "-6", "--max-time", "20", "-g",
+                                            "http://\(v6)/v6?advertiserId=\(Self.idfa)"])
+        #expect(http6.output.hasPrefix("ok /v6?advertiserId="), "\(http6.output)\n\(gw.stderr.text)")
+        let https6 = try lab.run(lab.phone, ["curl", "-sS", "-6", "--max-time", "20", "--cacert", files.mouchardCA,
+                                             "--resolve", "api.example.test:443:\(NamespaceLab.internetAddress6)",
+                                             "https://api.example.test/v6tls?advertiserId=\(Self.idfa)"])
+        #expect(https6.output.hasPrefix("ok /v6tls?advertiserId="), "\(https6.output)\n\(gw.stderr.text)")
 
         // A client that trusts only the origin's CA refuses Mouchard's leaf: a pinned flow with its SNI.
         let pinned = try lab.run(lab.phone, ["curl", "-sS", "--max-time", "10", "--cacert", files.originCA,
@@ -224,6 +235,10 @@ import MouchardTLS
             #expect(idfaPlaces.contains { $0.lowercased() == "\(t) header:x-idfa" }, "\(idfaPlaces)")
         }
         #expect(flows.filter { $0.transport == .https }.allSatisfy { $0.source == .transparent && $0.tls?.serverName == "api.example.test" })
+        let v6Flows = flows.filter { $0.request?.url.contains("/v6") == true }
+        #expect(v6Flows.count == 2 && v6Flows.allSatisfy { $0.server?.address == NamespaceLab.internetAddress6 && $0.source == .transparent },
+                "\(v6Flows.map { "\($0.server?.description ?? "-") \($0.extras)" })")
+        #expect(findings.contains { $0.request.url.contains("/v6tls") && $0.transport == "https" })
         let pinnedFlow = flows.first { $0.tls?.serverName == "pinned.example.test" }
         #expect(pinnedFlow?.transport == .tlsMetadata && pinnedFlow?.error?.contains("rejected") == true, "\(flows.map(\.host))")
         #expect(pinnedFlow?.server?.address == NamespaceLab.internetAddress)

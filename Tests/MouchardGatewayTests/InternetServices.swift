@@ -8,7 +8,10 @@ enum InternetServices {
     static let script = #"""
 import socket, ssl, struct, sys, threading, http.server
 
-ADDR, CERT, KEY, UDPLOG = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+ADDR, CERT, KEY, UDPLOG, ADDR6 = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+
+class Server6(http.server.ThreadingHTTPServer):
+    address_family = socket.AF_INET6
 
 class H(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -24,8 +27,8 @@ class H(http.server.BaseHTTPRequestHandler):
         n = int(self.headers.get("Content-Length", "0"))
         self.reply(b"got " + self.rfile.read(n))
 
-def serve_http(port, tls):
-    srv = http.server.ThreadingHTTPServer((ADDR, port), H)
+def serve_http(port, tls, v6=False):
+    srv = Server6((ADDR6, port), H) if v6 else http.server.ThreadingHTTPServer((ADDR, port), H)
     srv.daemon_threads = True
     if tls:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -78,7 +81,8 @@ def udp443():
         with open(UDPLOG, "a") as f: f.write("%d bytes from %s\n" % (len(d), peer[0]))
         s.sendto(b"pong", peer)
 
-for target, args in [(serve_http, (80, False)), (serve_http, (443, True)), (dns, ()), (banner, (2222,)),
+for target, args in [(serve_http, (80, False)), (serve_http, (443, True)), (serve_http, (80, False, True)),
+                     (serve_http, (443, True, True)), (dns, ()), (banner, (2222,)),
                      (banner, (2223,)), (udp443, ())]:
     threading.Thread(target=target, args=args, daemon=True).start()
 print("ready", flush=True)

@@ -19,6 +19,11 @@ final class NamespaceLab: @unchecked Sendable {
     static let gatewayPhoneAddress = "10.77.1.1"
     static let gatewayUplinkAddress = "10.77.2.1"
     static let internetAddress = "10.77.2.2"
+    /// IPv6 on both links too (ULA, no DAD wait): the phone is intercepted over v6 as well.
+    static let phoneAddress6 = "fd77:1::2"
+    static let gatewayPhoneAddress6 = "fd77:1::1"
+    static let gatewayUplinkAddress6 = "fd77:2::1"
+    static let internetAddress6 = "fd77:2::2"
     let host = HostCommands()
     private var children: [Process] = []
     private let lock = NSLock()
@@ -64,11 +69,17 @@ final class NamespaceLab: @unchecked Sendable {
         try ip(["-n", gateway, "addr", "add", "\(Self.gatewayPhoneAddress)/24", "dev", gatewayPhoneIf])
         try ip(["-n", gateway, "addr", "add", "\(Self.gatewayUplinkAddress)/24", "dev", gatewayUplinkIf])
         try ip(["-n", internet, "addr", "add", "\(Self.internetAddress)/24", "dev", internetIf])
+        try ip(["-n", phone, "addr", "add", "\(Self.phoneAddress6)/64", "dev", phoneIf, "nodad"])
+        try ip(["-n", gateway, "addr", "add", "\(Self.gatewayPhoneAddress6)/64", "dev", gatewayPhoneIf, "nodad"])
+        try ip(["-n", gateway, "addr", "add", "\(Self.gatewayUplinkAddress6)/64", "dev", gatewayUplinkIf, "nodad"])
+        try ip(["-n", internet, "addr", "add", "\(Self.internetAddress6)/64", "dev", internetIf, "nodad"])
         for (ns, dev) in [(phone, phoneIf), (gateway, gatewayPhoneIf), (gateway, gatewayUplinkIf), (internet, internetIf)] {
             try ip(["-n", ns, "link", "set", dev, "up"])
         }
         try ip(["-n", phone, "route", "add", "default", "via", Self.gatewayPhoneAddress])
         try ip(["-n", gateway, "route", "add", "default", "via", Self.internetAddress])
+        try ip(["-n", phone, "-6", "route", "add", "default", "via", Self.gatewayPhoneAddress6])
+        try ip(["-n", gateway, "-6", "route", "add", "default", "via", Self.internetAddress6])
         // The internet has no route back to the phone's network: only masquerading makes replies come back.
     }
 

@@ -54,6 +54,7 @@ struct GatewayCommand: MouchardCommand {
         minPositionals: 0, maxPositionals: 0)
 
     static let defaultRotateMegabytes = 1024
+    static let flushIntervalNanoseconds: UInt64 = 100_000_000
 
     static func run(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
         let stateDirectory = args.value("--state-dir").map { ProxyCommand.absolute($0, io) } ?? GatewayState.defaultDirectory()
@@ -132,7 +133,8 @@ struct GatewayCommand: MouchardCommand {
         let writer: RotatingPcapWriter
         do {
             capture = try LiveCapture(interface: phoneSide)
-            writer = try RotatingPcapWriter(path: store.pcapPath, linkType: capture.linkType, maxBytes: rotateBytes)
+            writer = try RotatingPcapWriter(path: store.pcapPath, linkType: capture.linkType, maxBytes: rotateBytes,
+                                            flushesEachPacket: false)
         } catch {
             server.stop()
             throw CLIError("\(error)")
@@ -171,12 +173,21 @@ struct GatewayCommand: MouchardCommand {
         let traffic = GatewayTrafficLog(redirectedPorts: ports)
         traffic.onFlow = { sink.record($0) }
         var captureFailure: (any Error)?
+        // The pcap is flushed whenever the capture is idle, and at least every `flushInterval`
+        // under load: a crash loses at most that much, without a write per packet.
+        var lastFlush = DispatchTime.now().uptimeNanoseconds
         while !SignalStop.requested && storeFailure == nil {
             do {
-                guard let packet = try capture.next() else { continue }
+                let packet = try capture.next()
+                let now = DispatchTime.now().uptimeNanoseconds
+                if packet == nil || now - lastFlush > Self.flushIntervalNanoseconds {
+                    try writer.flush()
+                    lastFlush = now
+                }
+                guard let packet else { continue }
                 try writer.write(packet)
-                extractor.process(packet)
-                traffic.process(packet)
+                // Redirected connections are the proxy's flows: only the rest is parsed again here.
+                if !traffic.process(packet) { extractor.process(packet) }
             } catch {
                 captureFailure = error
                 break
