@@ -7,7 +7,9 @@
 /// - prerouting (dstnat): the phone's TCP to the chosen ports is redirected to the listener;
 /// - input: the listener takes only redirected connections (others are reset: no open proxy);
 /// - forward: the phone's UDP/443 (QUIC) is rejected with ICMP port unreachable, so apps fall back
-///   to TCP at once, unless QUIC is allowed; invalid conntrack state is dropped;
+///   to TCP at once, unless QUIC is allowed; invalid conntrack state is dropped; the MSS of the
+///   phone's forwarded TCP is clamped to the route's MTU both ways (large post-quantum
+///   ClientHellos are otherwise black-holed behind tunnel uplinks);
 /// - postrouting (srcnat): the phone's networks are masqueraded to the uplink.
 public enum NftablesRules {
     public static let family = "inet"
@@ -36,6 +38,8 @@ public enum NftablesRules {
             chain forward {
                 type filter hook forward priority filter; policy accept;
                 iifname \(phone) ct state invalid counter drop
+                iifname \(phone) tcp flags syn tcp option maxseg size set rt mtu
+                oifname \(phone) tcp flags syn tcp option maxseg size set rt mtu
 
         """
         if !plan.allowQUIC {

@@ -29,6 +29,7 @@ struct GatewayPlanTests {
         #expect(s.contains("oifname \"eth0\" ip saddr 10.42.0.0/24 counter masquerade"))
         #expect(s.contains("oifname \"eth0\" ip6 saddr fd42::/64 counter masquerade"))
         #expect(s.contains("tcp dport 47123 ct status dnat counter accept"))
+        #expect(s.contains("iifname \"wlan1\" tcp flags syn tcp option maxseg size set rt mtu"))
         // Every table statement names ours only.
         for line in s.split(separator: "\n") where line.hasPrefix("table") || line.hasPrefix("delete") {
             #expect(line.contains("inet mouchard"))
