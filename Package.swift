@@ -48,6 +48,8 @@ let package = Package(
             "MouchardStore",
         ]),
         .target(name: "MouchardReport", dependencies: ["MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardInspection"]),
+        // The gateway's host changes: nftables rules, sysctls, saved state (pure plans, thin runner).
+        .target(name: "MouchardGateway", dependencies: ["MouchardWire", "MouchardFlow", "MouchardProxy", "MouchardTLS"]),
         // An audit of files and sessions: inputs read into flows, inspected, summarized.
         .target(name: "MouchardAudit", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardCodec", "MouchardInspection", "MouchardReport",
@@ -68,7 +70,7 @@ let package = Package(
         .target(name: "MouchardCLI", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardCodec", "MouchardStore", "MouchardInspection",
             "MouchardSniffer", "MouchardCapture", "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardReport",
-            "MouchardAudit", "MouchardReplay", "MouchardKit",
+            "MouchardAudit", "MouchardReplay", "MouchardKit", "MouchardGateway",
         ]),
         .executableTarget(name: "mouchard", dependencies: ["MouchardCLI"]),
         // Benchmarks driven by the scripts in bench/ (release build).
@@ -98,6 +100,10 @@ let package = Package(
         ]),
         .testTarget(name: "MouchardReplayTests", dependencies: [
             "MouchardReplay", "MouchardKit", "MouchardProxy", "MouchardFlow", "MouchardWire", "MouchardPosix", "MouchardStore",
+        ]),
+        .testTarget(name: "MouchardGatewayTests", dependencies: [
+            "MouchardGateway", "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardProxy", "MouchardStore",
+            "MouchardInspection", "MouchardTLS",
         ]),
     ]
 )

@@ -5,6 +5,9 @@
 //   tls13 (same arguments)
 //        the same with the lean TLS 1.3 client of tls13_client.c: the same full handshake seen
 //        from the server, at a fraction of OpenSSL's client-side CPU (see tls13_client.h).
+//   tls-direct / tls13-direct ORIGIN_IP ORIGIN_PORT SERVER_NAME THREADS SECONDS
+//        the same without CONNECT: each connection goes straight to ORIGIN_IP:ORIGIN_PORT (which a
+//        transparent proxy intercepts, bench/gateway.sh) with SERVER_NAME as SNI and Host.
 //   idle PROXY_PORT ORIGIN_PORT CONNECTIONS SECONDS
 //        opens CONNECTIONS keep-alive connections, one absolute-form request each, holds them idle
 //        for SECONDS, then sends one more request on each; prints how many failed.
@@ -30,6 +33,7 @@ static const char *origin_host;
 static SSL_CTX *ctx;
 static volatile int stop_flag;
 static int lean;  // tls13 mode: tls13_exchange instead of SSL_connect
+static const char *direct_ip;  // *-direct modes: connect here, no CONNECT
 
 static double now_ms(void) {
     struct timespec ts;
@@ -42,8 +46,8 @@ static int connect_proxy(void) {
     if (fd < 0) return -1;
     struct sockaddr_in a = {0};
     a.sin_family = AF_INET;
-    a.sin_port = htons(proxy_port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(direct_ip ? origin_port : proxy_port);
+    if (direct_ip) inet_pton(AF_INET, direct_ip, &a.sin_addr); else a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     struct timeval tv = {10, 0};
@@ -102,7 +106,7 @@ static void *tls_worker(void *arg) {
         int fd = connect_proxy();
         if (fd < 0) { s->errors++; continue; }
         int len = snprintf(req, sizeof req, "CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n\r\n", origin_host, origin_port, origin_host, origin_port);
-        if (write(fd, req, len) != len || read_head(fd, NULL, buf, sizeof buf) < 0 || strncmp(buf + 9, "200", 3) != 0) {
+        if (!direct_ip && (write(fd, req, len) != len || read_head(fd, NULL, buf, sizeof buf) < 0 || strncmp(buf + 9, "200", 3) != 0)) {
             s->errors++; close(fd); continue;
         }
         if (lean) {
@@ -185,10 +189,17 @@ int main(int argc, char **argv) {
         int threads = atoi(argv[5]);
         return run_tls(threads < 1 ? 1 : threads > 256 ? 256 : threads);
     }
+    if (argc == 7 && (strcmp(argv[1], "tls-direct") == 0 || strcmp(argv[1], "tls13-direct") == 0)) {
+        lean = strcmp(argv[1], "tls13-direct") == 0;
+        if (lean && tls13_init() != 0) { fprintf(stderr, "tls13_init failed\n"); return 1; }
+        direct_ip = argv[2]; origin_port = atoi(argv[3]); origin_host = argv[4]; seconds = atoi(argv[6]);
+        int threads = atoi(argv[5]);
+        return run_tls(threads < 1 ? 1 : threads > 256 ? 256 : threads);
+    }
     if (argc == 6 && strcmp(argv[1], "idle") == 0) {
         proxy_port = atoi(argv[2]); origin_port = atoi(argv[3]); seconds = atoi(argv[5]);
         return run_idle(atoi(argv[4]));
     }
-    fprintf(stderr, "usage: proxy_load tls|tls13 PROXY_PORT HOST PORT THREADS SECONDS | idle PROXY_PORT ORIGIN_PORT N SECONDS\n");
+    fprintf(stderr, "usage: proxy_load tls|tls13 PROXY_PORT HOST PORT THREADS SECONDS | tls-direct|tls13-direct IP PORT SNI THREADS SECONDS | idle PROXY_PORT ORIGIN_PORT N SECONDS\n");
     return 64;
 }

@@ -21,6 +21,7 @@ public enum Mouchard {
         MockCommand.self,
         ReplayCommand.self,
         DiffCommand.self,
+        GatewayCommand.self,
     ]
 
     public static let exitUsage: Int32 = 64

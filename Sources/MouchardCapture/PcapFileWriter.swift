@@ -3,11 +3,14 @@ import MouchardWire
 
 /// Writes packets to a classic pcap file through libpcap's dumper, flushing after every packet
 /// so that a crash or kill keeps everything captured so far (the session's `traffic.pcap`).
+/// A caller under load may set `flushesEachPacket` to false and call `flush()` itself.
 public final class PcapFileWriter {
     private let dead: OpaquePointer
     private var dumper: OpaquePointer?
     public let path: String
     public private(set) var packetsWritten = 0
+    /// False: packets are buffered until `flush()` (the caller bounds what a crash may lose).
+    public var flushesEachPacket = true
 
     public init(path: String, linkType: LinkType, snapLength: Int32 = LiveCapture.snapLength) throws {
         guard let d = pcap_open_dead(Int32(linkType.rawValue), snapLength) else {
@@ -38,8 +41,14 @@ public final class PcapFileWriter {
             // pcap_dump's first argument is the dumper passed as u_char*, by libpcap's design.
             pcap_dump(UnsafeMutableRawPointer(dumper).assumingMemoryBound(to: UInt8.self), &header, buf.baseAddress)
         }
-        guard pcap_dump_flush(dumper) == 0 else { throw PcapError("write '\(path)'", "flush failed (disk full?)") }
         packetsWritten += 1
+        if flushesEachPacket { try flush() }
+    }
+
+    /// Writes what libpcap buffered to the file.
+    public func flush() throws {
+        guard let dumper else { return }
+        guard pcap_dump_flush(dumper) == 0 else { throw PcapError("write '\(path)'", "flush failed (disk full?)") }
     }
 
     /// Flushes and closes the file; later writes throw.

@@ -38,12 +38,24 @@ public struct Flow: Sendable, Hashable, Identifiable {
         self.extras = extras
     }
 
-    /// The host the flow went to: the request's host, else the SNI, else the server address.
+    /// The host the flow went to: the request's host, else the SNI, else the name a DNS answer
+    /// gave the server address (`_dnsName`, set by the gateway from the answers it saw), else the
+    /// server address.
     public var host: String {
         if let r = request, !r.host.isEmpty { return r.host }
         if let sni = tls?.serverName, !sni.isEmpty { return sni.lowercased() }
+        if let name = dnsName { return name }
         return server?.address ?? ""
     }
+
+    /// The `_dnsName` extra (a JSON string): the name the client resolved to the server address.
+    public var dnsName: String? {
+        guard let raw = extras[Flow.dnsNameKey], raw.count > 2, raw.hasPrefix("\""), raw.hasSuffix("\"") else { return nil }
+        let name = String(raw.dropFirst().dropLast())
+        return name.isEmpty || name.contains("\\") ? nil : name.lowercased()
+    }
+
+    public static let dnsNameKey = "_dnsName"
 }
 
 /// Where a flow was captured.

@@ -143,11 +143,19 @@ public struct Socket: Sendable, Hashable {
         return SocketAddress(storage: storage, length: len)
     }
 
-    /// Where a NAT redirect sent this connection originally (transparent mode, IPv4).
+    /// Where a NAT redirect sent this connection originally (transparent mode): conntrack's
+    /// original destination, asked with `SO_ORIGINAL_DST` for IPv4 and v4-mapped peers (a dual-stack
+    /// socket's IPv4 clients are tracked as IPv4), `IP6T_SO_ORIGINAL_DST` for IPv6. Fails with
+    /// ENOENT (or ENOPROTOOPT) when the kernel has no NAT entry for the connection.
     public func originalDestination() throws(PosixError) -> SocketAddress {
+        let peer = try peerAddress()
         var storage = sockaddr_storage()
         var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        guard mouchard_original_dst(fd, &storage, &len) == 0 else { throw PosixError(operation: "SO_ORIGINAL_DST") }
+        if peer.isIPv6 && !peer.isV4Mapped {
+            guard mouchard_original_dst6(fd, &storage, &len) == 0 else { throw PosixError(operation: "IP6T_SO_ORIGINAL_DST") }
+        } else {
+            guard mouchard_original_dst(fd, &storage, &len) == 0 else { throw PosixError(operation: "SO_ORIGINAL_DST") }
+        }
         return SocketAddress(storage: storage, length: len)
     }
 }

@@ -95,6 +95,15 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         return text == "::1" || text.hasPrefix("127.") || text.hasPrefix("::ffff:127.")
     }
 
+    /// True for an IPv4 client seen through an IPv6 socket (`::ffff:a.b.c.d`).
+    public var isV4Mapped: Bool { isIPv6 && ip.lowercased().hasPrefix("::ffff:") && ip.contains(".") }
+
+    /// The same address with a v4-mapped IPv6 address turned into plain IPv4 (else unchanged).
+    public var unmapped: SocketAddress {
+        guard isV4Mapped else { return self }
+        return SocketAddress(ip: String(ip.dropFirst("::ffff:".count)), port: port) ?? self
+    }
+
     /// True for the unspecified address (0.0.0.0 or ::).
     public var isUnspecified: Bool { ip == "0.0.0.0" || ip == "::" }
 

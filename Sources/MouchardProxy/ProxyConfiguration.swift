@@ -24,6 +24,17 @@ public struct ProxyConfiguration: Sendable {
     public var interception: InterceptionSettings?
     /// Answer from recordings before going upstream (`mock`, `proxy --replay`); nil = a plain proxy.
     public var replay: ReplayServing?
+    /// Transparent (gateway) mode: connections arrive through a NAT redirect and each goes to its
+    /// original destination (asked from conntrack); plain HTTP, TLS and other bytes are told apart
+    /// by their first bytes. False = a forward proxy (absolute-form requests and CONNECT).
+    public var transparent = false
+    /// More addresses to listen on with the same settings (the gateway listens on IPv4 and IPv6).
+    public var additionalListen: [SocketAddress] = []
+    /// Transparent mode: how long a connection may stay silent before it is taken for a
+    /// server-first protocol (an SSH or SMTP banner) and tunneled to its original destination.
+    public var serverFirstWaitMilliseconds: UInt64 = 800
+    /// Where the proxy reports what it refused or could not do (one line each, no newline).
+    public var log: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
 
     public init(listen: SocketAddress, threads: Int = EventLoopGroup.defaultThreadCount, ignoreHosts: [String] = [],
                 bodyCaptureLimit: Int = 16 << 20, connectTimeoutMilliseconds: UInt64 = 10_000,

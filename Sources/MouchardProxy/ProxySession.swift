@@ -1,12 +1,18 @@
 import Foundation
 import MouchardFlow
 import MouchardPosix
+import MouchardTLS
 import MouchardWire
 
 /// One client connection of the proxy: drives a `ForwardProxyMachine` with socket events and
 /// carries out its actions, manages the upstream connection (pooled per target), backpressure
 /// (a side stops being read while the other's output is above the high-water mark), timeouts,
 /// and CONNECT tunnels (raw, or intercepted through `TunnelInterception`).
+///
+/// In transparent (gateway) mode the same session serves a redirected connection: its first bytes
+/// decide whether it is plain HTTP (the machine, with the original destination as its only target),
+/// TLS (the same interception as a CONNECT tunnel, minus the 200), or anything else (a raw tunnel to
+/// the original destination); a connection that stays silent is a server-first protocol.
 final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     enum Mode {
         /// HTTP requests (plain, or decrypted inside an intercepted tunnel).
@@ -15,6 +21,8 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         case rawTunnel
         /// Waiting for the ClientHello / the upstream handshake / our handshake with the client.
         case intercepting
+        /// Transparent mode: waiting for the client's first bytes to tell what it speaks.
+        case awaitingFirstBytes
         case closed
     }
 
@@ -30,11 +38,23 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     /// Facts about the tunnel this session carries (CONNECT target, SNI, ALPN, TLS version).
     var tunnel: TunnelFacts?
 
-    init(context: LoopContext, client: StreamConnection, clientAddress: SocketAddress) {
+    /// Transparent mode: where the client meant to go (nil for a forward-proxy connection).
+    let redirect: TransparentRedirect?
+    /// Transparent mode: the client's bytes until they tell what protocol this is.
+    private var firstBytes: [UInt8] = []
+
+    init(context: LoopContext, client: StreamConnection, clientAddress: SocketAddress, redirect: TransparentRedirect? = nil) {
         self.context = context
         self.client = client
         self.clientAddress = clientAddress
-        self.machine = ForwardProxyMachine(configuration: context.shared.machineConfiguration(scheme: "http", tunnelTarget: nil))
+        self.redirect = redirect
+        let target = redirect.map { r in r.toGatewayItself ? nil : r.target } ?? nil
+        self.machine = ForwardProxyMachine(configuration: context.shared.machineConfiguration(scheme: "http", tunnelTarget: target))
+        if redirect != nil {
+            mode = .awaitingFirstBytes
+            let wait = context.shared.configuration.serverFirstWaitMilliseconds
+            context.loop.schedule(afterMilliseconds: wait) { [weak self] in self?.clientStayedSilent() }
+        }
     }
 
     var shared: ProxyShared { context.shared }
@@ -79,6 +99,9 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             updateReading()
         case .intercepting:
             interception?.clientBytes(bytes, session: self)
+        case .awaitingFirstBytes:
+            firstBytes += bytes
+            routeTransparent(final: false)
         case .closed:
             break
         }
@@ -92,6 +115,8 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             finishTunnel(error: nil)
         case .intercepting:
             interception?.clientEnded(session: self)
+        case .awaitingFirstBytes:
+            if firstBytes.isEmpty { close() } else { routeTransparent(final: true) }
         case .closed:
             break
         }
@@ -109,7 +134,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         case .http: feed(.upstreamConnected)
         case .intercepting: interception?.upstreamReady(link, session: self)
         case .rawTunnel: rawTunnelConnected()
-        case .closed: break
+        case .awaitingFirstBytes, .closed: break
         }
     }
 
@@ -121,7 +146,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         case .http: feed(.upstreamFailed(failure))
         case .intercepting: interception?.upstreamFailed(failure, session: self)
         case .rawTunnel: rawTunnelFailed(failure)
-        case .closed: break
+        case .awaitingFirstBytes, .closed: break
         }
     }
 
@@ -147,7 +172,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         case .http: feed(.upstreamEnded)
         case .rawTunnel: finishTunnel(error: nil)
         case .intercepting: interception?.upstreamFailed(.closedEarly, session: self)
-        case .closed: break
+        case .awaitingFirstBytes, .closed: break
         }
     }
 
@@ -284,21 +309,92 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     // MARK: - Tunnels
 
     func openTunnel(_ target: UpstreamTarget, leftover: [UInt8]) {
+        beginTunnel(target, leftover: leftover, answerConnect: true)
+    }
+
+    /// A TLS tunnel: a CONNECT (`answerConnect`: the 200 goes first) or a redirected TLS connection.
+    private func beginTunnel(_ target: UpstreamTarget, leftover: [UInt8], answerConnect: Bool) {
         shared.statistics.tunnels.wrappingAdd(1, ordering: .relaxed)
         let facts = TunnelFacts(target: target, started: Date(), startedMonotonic: loop.now)
         tunnel = facts
         if shared.interceptor == nil {
-            startRawTunnel(target, leftover: leftover, replied: false)
+            startRawTunnel(target, leftover: leftover, replied: !answerConnect)
             return
         }
         // Even an --ignore-host target goes through the ClientHello first, to record its SNI.
         mode = .intercepting
         let i = TunnelInterception(target: target)
         interception = i
-        sendToClient(Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8))
+        if answerConnect { sendToClient(Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)) }
         if !leftover.isEmpty { i.clientBytes(leftover, session: self) }
         updateReading()
     }
+
+    // MARK: - Transparent connections
+
+    /// Decides from the first client bytes how a redirected connection is carried (`final`: the
+    /// client stopped sending, so no more bytes will come to make up its mind).
+    private func routeTransparent(final: Bool) {
+        guard let redirect, mode == .awaitingFirstBytes else { return }
+        var verdict = FirstBytes.classify(client: firstBytes)
+        if verdict == .needMore && (final || firstBytes.count >= Self.firstBytesLimit) { verdict = .opaque }
+        let bytes = firstBytes
+        switch verdict {
+        case .needMore:
+            return
+        case .http:
+            firstBytes = []
+            mode = .http
+            if redirect.toGatewayItself {
+                // The phone browsing to the gateway's own address: the CA onboarding page, whatever the Host.
+                let onboarding = shared.localResponder
+                var c = shared.machineConfiguration(scheme: "http", tunnelTarget: nil)
+                c.localResponder = { head in
+                    var h = head
+                    h.headers.replaceOrAdd(name: "Host", value: OnboardingPage.host)
+                    return onboarding(h) ?? .error(status: 404, message: "this is the Mouchard gateway: see http://\(OnboardingPage.host)/")
+                }
+                machine = ForwardProxyMachine(configuration: c)
+            }
+            feed(.clientBytes(bytes))
+        case .tls, .opaque:
+            firstBytes = []
+            guard !redirect.toGatewayItself else {
+                close()  // nothing else is served on the gateway's own address
+                return
+            }
+            if verdict == .tls {
+                beginTunnel(UpstreamTarget(host: redirect.original.ip, port: redirect.original.port, tls: true),
+                            leftover: bytes, answerConnect: false)
+            } else {
+                beginRawTransparentTunnel(redirect, leftover: bytes)
+            }
+        }
+    }
+
+    /// The client said nothing for `serverFirstWaitMilliseconds`: a server-first protocol (SSH,
+    /// SMTP...) or a client that waits for a banner. Tunnel it so the server can speak.
+    private func clientStayedSilent() {
+        guard let redirect, mode == .awaitingFirstBytes else { return }
+        if !firstBytes.isEmpty {
+            routeTransparent(final: true)
+            return
+        }
+        guard !redirect.toGatewayItself else {
+            close()
+            return
+        }
+        beginRawTransparentTunnel(redirect, leftover: [])
+    }
+
+    private func beginRawTransparentTunnel(_ redirect: TransparentRedirect, leftover: [UInt8]) {
+        shared.statistics.tunnels.wrappingAdd(1, ordering: .relaxed)
+        tunnel = TunnelFacts(target: redirect.target, started: Date(), startedMonotonic: loop.now)
+        startRawTunnel(redirect.target, leftover: leftover, replied: true)
+    }
+
+    /// Client bytes kept while deciding; more than this without a verdict is not HTTP or TLS.
+    static let firstBytesLimit = 64
 
     /// Copies bytes both ways. `replied` = the 200 was already sent (SNI-based decision).
     func startRawTunnel(_ target: UpstreamTarget, leftover: [UInt8], replied: Bool) {
@@ -356,14 +452,25 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         }
         tunnel = nil
         let now = loop.now
-        var flow = Flow(id: 0, source: .proxy, transport: .tlsMetadata,
+        let guess = interception.map {
+            $0.sawClientHello ? "tls" : FirstBytes.protocolGuess(client: $0.clientPrefix, server: $0.serverPrefix,
+                                                                 serverSpokeFirst: $0.serverSpokeFirst)
+        } ?? "unknown"
+        let tls: TLSFacts? = redirect != nil && guess != "tls"
+            ? nil : TLSFacts(serverName: facts.serverName, alpn: facts.alpn, version: facts.version)
+        var flow = Flow(id: 0, source: redirect == nil ? .proxy : .transparent, transport: .tlsMetadata,
                         timings: FlowTimings(started: facts.started, connect: upstream?.connectMilliseconds,
                                              receive: Double(now - facts.startedMonotonic)),
                         client: Endpoint(address: clientAddress.ip, port: clientAddress.port),
-                        server: serverEndpoint(facts.target),
-                        tls: TLSFacts(serverName: facts.serverName, alpn: facts.alpn, version: facts.version),
-                        error: error)
-        flow.extras["_connect"] = "\"\(facts.target.authority)\""
+                        server: serverEndpoint(facts.target), tls: tls, error: error)
+        if let redirect {
+            // The original destination is the fact; the SNI (in `tls`) is only the client's claim.
+            flow.extras["_originalDestination"] = "\"\(redirect.original)\""
+            flow.extras["_protocol"] = "\"\(guess)\""
+            if guess == "tls" && facts.serverName == nil { flow.extras["_sni"] = "\"none: the original IP named the leaf\"" }
+        } else {
+            flow.extras["_connect"] = "\"\(facts.target.authority)\""
+        }
         flow.extras["_bytesUp"] = String(facts.bytesUp)
         flow.extras["_bytesDown"] = String(facts.bytesDown)
         shared.sink.record(flow)
@@ -391,12 +498,13 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             send: e.requestSentMonotonic.map { Double($0 - e.startedMonotonic) },
             wait: e.responseStartedMonotonic.flatMap { r in e.requestSentMonotonic.map { Double(r >= $0 ? r - $0 : 0) } },
             receive: e.finishedMonotonic.flatMap { f in e.responseStartedMonotonic.map { Double(f - $0) } })
-        var flow = Flow(id: 0, source: .proxy, transport: e.scheme == "https" ? .https : .http,
+        var flow = Flow(id: 0, source: redirect == nil ? .proxy : .transparent, transport: e.scheme == "https" ? .https : .http,
                         request: request, response: response, timings: timings,
                         client: Endpoint(address: clientAddress.ip, port: clientAddress.port),
                         server: e.upstream.map { serverEndpoint($0) },
                         tls: e.scheme == "https" ? TLSFacts(serverName: tunnelServerName, alpn: tunnelALPN, version: tunnelVersion) : nil,
                         error: e.error)
+        if let redirect { flow.extras["_originalDestination"] = "\"\(redirect.original)\"" }
         if e.requestBody.truncated { flow.extras["_requestBodySize"] = String(e.requestBody.totalBytes) }
         if e.responseBody.truncated { flow.extras["_responseBodySize"] = String(e.responseBody.totalBytes) }
         if let note = e.replay { flow.extras["_replay"] = Self.jsonString(note) }
@@ -432,6 +540,8 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             if now - client.lastActivity > c.connectTimeoutMilliseconds * 2 {
                 interception?.timedOut(session: self)
             }
+        case .awaitingFirstBytes:
+            if now - client.lastActivity > c.connectTimeoutMilliseconds * 2 { close() }
         case .closed:
             break
         }

@@ -81,6 +81,8 @@ public final class ProxyStatistics: Sendable {
     let tunnels = Atomic<Int>(0)
     let intercepted = Atomic<Int>(0)
     let rejectedCertificates = Atomic<Int>(0)
+    /// Transparent connections refused (no NAT entry, or aimed at the listener itself).
+    let refused = Atomic<Int>(0)
 
     public struct Snapshot: Sendable, Hashable {
         public var acceptedConnections: Int
@@ -89,12 +91,14 @@ public final class ProxyStatistics: Sendable {
         public var tunnels: Int
         public var interceptedTunnels: Int
         public var rejectedCertificates: Int
+        public var refusedConnections: Int
     }
 
     public var snapshot: Snapshot {
         Snapshot(acceptedConnections: accepted.load(ordering: .relaxed), exchanges: exchanges.load(ordering: .relaxed),
                  failedExchanges: failures.load(ordering: .relaxed), tunnels: tunnels.load(ordering: .relaxed),
                  interceptedTunnels: intercepted.load(ordering: .relaxed),
-                 rejectedCertificates: rejectedCertificates.load(ordering: .relaxed))
+                 rejectedCertificates: rejectedCertificates.load(ordering: .relaxed),
+                 refusedConnections: refused.load(ordering: .relaxed))
     }
 }

@@ -37,8 +37,25 @@ final class TunnelInterception {
 
     init(target: UpstreamTarget) { self.target = target }
 
-    func noteClientBytes(_ bytes: [UInt8], session: ProxySession) { bytesUp += bytes.count }
-    func noteUpstreamBytes(_ bytes: [UInt8]) { bytesDown += bytes.count }
+    /// The first bytes each side sent through a raw tunnel (for the protocol guess).
+    private(set) var clientPrefix: [UInt8] = []
+    private(set) var serverPrefix: [UInt8] = []
+    /// The server sent bytes before the client did (a banner: SSH, SMTP...).
+    private(set) var serverSpokeFirst = false
+    /// A ClientHello was parsed: this tunnel is TLS, whatever came of it.
+    private(set) var sawClientHello = false
+    static let prefixLength = 16
+
+    func noteClientBytes(_ bytes: [UInt8], session: ProxySession) {
+        bytesUp += bytes.count
+        if clientPrefix.count < Self.prefixLength { clientPrefix += bytes.prefix(Self.prefixLength - clientPrefix.count) }
+    }
+
+    func noteUpstreamBytes(_ bytes: [UInt8]) {
+        bytesDown += bytes.count
+        if bytesUp == 0 && !bytes.isEmpty { serverSpokeFirst = true }
+        if serverPrefix.count < Self.prefixLength { serverPrefix += bytes.prefix(Self.prefixLength - serverPrefix.count) }
+    }
 
     private var tlsTarget: UpstreamTarget { UpstreamTarget(host: target.host, port: target.port, tls: true) }
 
@@ -97,6 +114,7 @@ final class TunnelInterception {
             target.host = hello.serverName ?? "localhost"
             session.tunnel?.target = target
         }
+        sawClientHello = true
         session.tunnel?.serverName = hello.serverName
         session.tunnel?.alpn = hello.alpn
         if session.shared.isIgnored(target.host) || (hello.serverName.map { session.shared.isIgnored($0) } ?? false) {

@@ -28,7 +28,7 @@ public struct QUICInitialPacket: Sendable, Hashable {
     }
 
     /// A QUIC variable-length integer (RFC 9000 §16).
-    static func varint(_ b: ArraySlice<UInt8>, at o: inout Int) -> UInt64? {
+    public static func varint(_ b: ArraySlice<UInt8>, at o: inout Int) -> UInt64? {
         guard let first = b.u8(at: o) else { return nil }
         let length = 1 << Int(first >> 6)
         guard b.field(at: o, length: length) != nil else { return nil }

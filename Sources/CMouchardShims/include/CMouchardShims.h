@@ -143,9 +143,18 @@ static inline int mouchard_so_error(int fd) {
     return err;
 }
 
-/// The destination a NAT redirect rewrote (transparent mode), IPv4 only.
+/// The destination a NAT redirect rewrote (transparent mode), for an IPv4 connection (also one
+/// accepted as v4-mapped on a dual-stack socket: conntrack tracks it as IPv4).
 static inline int mouchard_original_dst(int fd, struct sockaddr_storage *addr, socklen_t *len) {
     return getsockopt(fd, SOL_IP, SO_ORIGINAL_DST, addr, len);
+}
+
+#ifndef IP6T_SO_ORIGINAL_DST
+#define IP6T_SO_ORIGINAL_DST 80
+#endif
+/// The same for an IPv6 connection (IP6T_SO_ORIGINAL_DST, level SOL_IPV6).
+static inline int mouchard_original_dst6(int fd, struct sockaddr_storage *addr, socklen_t *len) {
+    return getsockopt(fd, IPPROTO_IPV6, IP6T_SO_ORIGINAL_DST, addr, len);
 }
 
 static inline int mouchard_sol_socket(void) { return SOL_SOCKET; }
