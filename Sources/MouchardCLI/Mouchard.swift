@@ -18,6 +18,7 @@ public enum Mouchard {
         SniffCommand.self,
         CACommand.self,
         ProxyCommand.self,
+        TrackersCommand.self,
     ]
 
     public static let exitUsage: Int32 = 64

@@ -58,7 +58,7 @@ public struct FirstPartyPolicy: Sendable {
 
         var weights: [String: Int] = [:]
         for (host, count) in requestsPerHost {
-            guard let name = HostName.normalized(host), trackers?.lookup(host: name) == nil,
+            guard let name = HostName.normalized(host), trackers?.lookup(host: name)?.isTracker != true,
                   let domain = RegistrableDomain.of(name), !Self.isPlatformDomain(domain) else { continue }
             weights[domain, default: 0] += max(0, count)
         }
@@ -86,8 +86,8 @@ public struct FirstPartyPolicy: Sendable {
             }
             return PartyDecision(isFirstParty: false, reason: .notExplicit)
         }
-        if let tracker = trackers?.lookup(host: name) {
-            return PartyDecision(isFirstParty: false, reason: .tracker(company: tracker.company, domain: tracker.domain))
+        if let tracker = trackers?.lookup(host: name), tracker.isTracker {
+            return PartyDecision(isFirstParty: false, reason: .tracker(company: tracker.brandAndCompany, domain: tracker.domain))
         }
         guard let domain = RegistrableDomain.of(name) else {
             return PartyDecision(isFirstParty: false, reason: .unrelated)

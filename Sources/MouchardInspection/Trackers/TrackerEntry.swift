@@ -1,20 +1,59 @@
-/// One domain of `Rules/trackers.json`: who runs it, what kind of tracker it is, and where we learned it.
+/// One domain of `Rules/trackers.json`: who runs it, who owns that company, what kind of service it is,
+/// and where we learned it.
+///
+/// Naming rule, the same for every entry ("brand shown, parent kept"):
+/// - `brand` is the name the service is sold under, the one a reader recognises in an SDK list or a
+///   privacy policy (`Adjust`, `ironSource`, `WhatsApp`); reports show it;
+/// - `company` is the company family: the short name of the owner at the top of the ownership chain
+///   (`AppLovin` for Adjust, `Unity` for ironSource, `Meta` for WhatsApp); reports group by it;
+/// - `owner` is that owner's legal name (`AppLovin Corporation`) and `country` its home country.
+/// A product is not a brand: Crashlytics is a product (`product`) of the brand Google.
 public struct TrackerEntry: Sendable, Hashable {
     /// The domain as written in the file (lower case, no trailing dot); it matches itself and its subdomains.
     public var domain: String
-    /// The company behind the domain, e.g. `Google`, `AppsFlyer`.
+    /// The company family: short name of the top owner, e.g. `Google`, `AppsFlyer`, `AppLovin` (for Adjust).
     public var company: String
+    /// The brand the service is sold under, e.g. `Adjust`; equal to `company` when the file gives none.
+    public var brand: String
+    /// The legal owner at the top of the chain, e.g. `Alphabet Inc.` for Google, `AppLovin Corporation` for Adjust.
+    public var owner: String
+    /// ISO 3166-1 alpha-2 code of the owner's home country (`US`, `IL`, `CN`).
+    public var country: String
     /// The SDK or service, e.g. `Firebase Crashlytics`; nil when the file does not say.
     public var product: String?
+    /// The kind of service; `category.isTracker` is false for CDNs, cloud hosting and platform services.
     public var category: TrackerCategory
-    /// Where the fact comes from (the vendor's public documentation page that lists the hosts).
+    /// Where the attribution comes from: URL of the vendor's documentation page or of SDK source code.
     public var source: String
+    /// The date (`YYYY-MM-DD`) the domain's attribution and ownership were last checked.
+    public var checked: String
+    /// What the source says about the domain, in a few words (free text, optional).
+    public var note: String?
 
-    public init(domain: String, company: String, product: String? = nil, category: TrackerCategory, source: String) {
+    public init(domain: String, company: String, brand: String? = nil, owner: String, country: String,
+                product: String? = nil, category: TrackerCategory, source: String, checked: String, note: String? = nil) {
         self.domain = domain
         self.company = company
+        self.brand = brand ?? company
+        self.owner = owner
+        self.country = country
         self.product = product
         self.category = category
         self.source = source
+        self.checked = checked
+        self.note = note
+    }
+
+    /// Whether this entry names a tracker (advertising, analytics, attribution...), as opposed to
+    /// infrastructure that only carries the app's own traffic (CDN, cloud storage, platform services).
+    public var isTracker: Bool { category.isTracker }
+
+    /// `Adjust (AppLovin)`: the brand with its company family, or the brand alone when they are the same.
+    public var brandAndCompany: String { Self.brandAndCompany(brand: brand, company: company) }
+
+    /// `Adjust (AppLovin)`; `AppsFlyer` when brand and company family are one name.
+    public static func brandAndCompany(brand: String, company: String?) -> String {
+        guard let company, !company.isEmpty, company != brand else { return brand }
+        return "\(brand) (\(company))"
     }
 }
