@@ -17,7 +17,7 @@ struct TrackersLoadingTests {
     @Test("a well-formed file loads with every field")
     func wellFormed() throws {
         let directory = try TrackerDirectory(jsonData: makeTrackerJSON("""
-            "sdk.one.example": {"company": "One", "brand": "One Ads", "owner": "One Holdings", "country": "FR", "product": "One SDK", "category": "analytics", "source": "https://one.example/docs", "checked": "2026-02-28", "note": "hosts page"},
+            "sdk.one.example": {"company": "One Ads (One)", "owner": "One Holdings", "country": "FR", "product": "One SDK", "category": "analytics", "source": "https://one.example/docs", "checked": "2026-02-28", "note": "hosts page"},
             "two.example": {"company": "Two", "owner": "Two Ltd.", "country": "GB", "category": "crash-reporting", "source": "https://github.com/two/sdk/blob/main/Endpoints.kt", "checked": "2024-02-29"}
         """, extraTopLevel: "\n  \"description\": \"test\","))
         #expect(directory.count == 2)
@@ -36,7 +36,7 @@ struct TrackersLoadingTests {
             "good.example": {"company": "G", "category": "push", \(trackerProvenance)},
             "bad.example": {"company": "B", "category": "push", \(trackerProvenance), "categry": "x"}
         """)))
-        #expect(message == #"t.json:5:153: entry "bad.example": unknown field "categry" (expected company, brand, owner, country, product, category, source, checked, note)"#)
+        #expect(message == #"t.json:5:153: entry "bad.example": unknown field "categry" (expected company, owner, country, product, category, source, checked, note)"#)
     }
 
     @Test("a domain written twice is an error at the second occurrence")
@@ -61,6 +61,8 @@ struct TrackersLoadingTests {
         (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "source": "https://d.example/", "checked": "2026-02-30"}"#, #"entry "a.example": "checked" must be a date written YYYY-MM-DD"#),
         (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "source": "https://d.example/", "checked": "1/2/2026"}"#, #"entry "a.example": "checked" must be a date"#),
         (#""a.example": {"company": "A", "category": "spyware", \#(trackerProvenance)}"#, #"entry "a.example": unknown category "spyware""#),
+        (#""a.example": {"company": "Acme (", "category": "push", \#(trackerProvenance)}"#, #"entry "a.example": "company" must be `Brand (Company)` or `Company`"#),
+        (#""a.example": {"company": "Acme ()", "category": "push", \#(trackerProvenance)}"#, #"entry "a.example": "company" must be"#),
         (#""a.example": {"company": 3, "category": "push", \#(trackerProvenance)}"#, #"entry "a.example": "company" must be a string, found number"#),
         (#""a.example": ["A"]"#, #"entry "a.example": expected an object, found array"#),
         (#""A.example": {"company": "A", "category": "push", \#(trackerProvenance)}"#, #"entry "A.example": domain must be written in lower case"#),
@@ -112,8 +114,8 @@ struct TrackersLoadingTests {
         #expect(twoOwners.hasPrefix(#"t.json:5:18: entry "b.example": company "Acme" has owner "Acme Holdings" (US) here but "Acme Inc." (US) at 4:18"#),
                 "\(twoOwners)")
         let twoFamilies = try #require(failure(makeTrackerJSON("""
-            "a.example": {"company": "Acme", "brand": "Rocket", "owner": "Acme Inc.", "country": "US", "category": "push", "source": "https://d.example/", "checked": "2026-01-01"},
-            "b.example": {"company": "Zeta", "brand": "Rocket", "owner": "Zeta Inc.", "country": "US", "category": "push", "source": "https://d.example/", "checked": "2026-01-01"}
+            "a.example": {"company": "Rocket (Acme)", "owner": "Acme Inc.", "country": "US", "category": "push", "source": "https://d.example/", "checked": "2026-01-01"},
+            "b.example": {"company": "Rocket (Zeta)", "owner": "Zeta Inc.", "country": "US", "category": "push", "source": "https://d.example/", "checked": "2026-01-01"}
         """)))
         #expect(twoFamilies.contains(#"brand "Rocket" belongs to company "Zeta" here but to "Acme" at 4:18"#), "\(twoFamilies)")
     }

@@ -263,9 +263,12 @@ private struct TrackerDirectoryReader {
         for field in fields {
             switch field.key {
             case "company":
-                company = try nonEmptyString(field, entry: domain)
-            case "brand":
-                brand = try nonEmptyString(field, entry: domain)
+                let named = try nonEmptyString(field, entry: domain)
+                guard let split = TrackerEntry.brandAndCompany(parsing: named) else {
+                    throw fail("\"company\" must be `Brand (Company)` or `Company`, found \"\(named.prefix(80))\"",
+                               at: field.value.offset, entry: domain)
+                }
+                (brand, company) = split
             case "note":
                 note = try nonEmptyString(field, entry: domain)
             case "owner":
@@ -306,7 +309,7 @@ private struct TrackerDirectoryReader {
                             product: product, category: category, source: source, checked: checked, note: note)
     }
 
-    static let fieldNames = "company, brand, owner, country, product, category, source, checked, note"
+    static let fieldNames = "company, owner, country, product, category, source, checked, note"
 
     /// A non-empty string that `isValid` accepts; else the error `problem` describes, at the value.
     func validString(_ field: JSONMember, entry: String, _ isValid: (String) -> Bool,

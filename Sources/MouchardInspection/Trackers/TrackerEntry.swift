@@ -1,3 +1,5 @@
+import Foundation
+
 /// One domain of `Rules/trackers.json`: who runs it, who owns that company, what kind of service it is,
 /// and where we learned it.
 ///
@@ -7,7 +9,8 @@
 /// - `company` is the company family: the short name of the owner at the top of the ownership chain
 ///   (`AppLovin` for Adjust, `Unity` for ironSource, `Meta` for WhatsApp); reports group by it;
 /// - `owner` is that owner's legal name (`AppLovin Corporation`) and `country` its home country.
-/// A product is not a brand: Crashlytics is a product (`product`) of the brand Google.
+/// The file writes brand and family in one field, `"company": "Adjust (AppLovin)"`, or `"AppsFlyer"`
+/// when they are one name. A product is not a brand: Crashlytics is a product (`product`) of Google.
 public struct TrackerEntry: Sendable, Hashable {
     /// The domain as written in the file (lower case, no trailing dot); it matches itself and its subdomains.
     public var domain: String
@@ -50,6 +53,22 @@ public struct TrackerEntry: Sendable, Hashable {
 
     /// `Adjust (AppLovin)`: the brand with its company family, or the brand alone when they are the same.
     public var brandAndCompany: String { Self.brandAndCompany(brand: brand, company: company) }
+
+    /// The file's `company` field read back: `Adjust (AppLovin)` → (`Adjust`, `AppLovin`), `AppsFlyer` →
+    /// (`AppsFlyer`, `AppsFlyer`); nil when a part is empty or the parentheses are unbalanced.
+    public static func brandAndCompany(parsing text: String) -> (brand: String, company: String)? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasSuffix(")") else {
+            return trimmed.contains("(") || trimmed.contains(")") || trimmed.isEmpty ? nil : (trimmed, trimmed)
+        }
+        guard let open = trimmed.range(of: " (", options: .backwards) else { return nil }
+        let brand = String(trimmed[..<open.lowerBound]).trimmingCharacters(in: .whitespaces)
+        let family = String(trimmed[open.upperBound..<trimmed.index(before: trimmed.endIndex)])
+            .trimmingCharacters(in: .whitespaces)
+        guard !brand.isEmpty, !family.isEmpty, !brand.contains("("), !family.contains("("), !family.contains(")"),
+              brand != family else { return nil }
+        return (brand, family)
+    }
 
     /// `Adjust (AppLovin)`; `AppsFlyer` when brand and company family are one name.
     public static func brandAndCompany(brand: String, company: String?) -> String {
