@@ -218,8 +218,11 @@ private struct HTMLWriter {
 
     mutating func owners() {
         let groups = s.recipientsByOwner
-        guard !groups.isEmpty else { return }
         h += "<section id=\"owners\">\n<h2>Recipients by owner</h2>\n"
+        guard !groups.isEmpty else {
+            h += "<p class=\"muted\">No host received personal data.</p>\n</section>\n"
+            return
+        }
         h += "<p class=\"lead\">Hosts that received personal data, grouped by the company that owns the tracker brand (from the tracker directory). Hosts the directory does not know stand alone.</p>\n"
         h += "<div class=\"wrap\"><table><thead><tr><th>Owner</th><th>Country</th><th>Brands</th><th>Hosts</th><th>Party</th>"
         h += "<th class=\"num\">Findings</th><th>Data</th></tr></thead><tbody>\n"

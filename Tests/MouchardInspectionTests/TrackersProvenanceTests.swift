@@ -1,4 +1,5 @@
 import Foundation
+import MouchardFlow
 import Testing
 @testable import MouchardInspection
 
@@ -102,5 +103,22 @@ struct TrackersProvenanceTests {
         #expect(chain == ["ads.tiktok.com", "tiktok.com"])
         #expect(directory.matches(host: "unknown.lumotorch.example").isEmpty)
         #expect(directory.matches(host: "API2.Branch.IO:443").first?.domain == "branch.io")
+    }
+
+    @Test("TLS server names of unread connections weigh in the first-party inference, with the reason shown")
+    func sniCountsForTheFirstParty() throws {
+        let directory = try loadBundledTrackerDirectory()
+        var flows = [Flow(id: 1, source: .pcap, transport: .https,
+                          request: TestSupport.request("GET", "https://api.lumotorch.example/v1/config"))]
+        for id in 2...4 {   // pinned connections to the app's CDN: only the ClientHello was seen
+            flows.append(Flow(id: id, source: .pcap, transport: .tlsMetadata, tls: TLSFacts(serverName: "img.lumocdn.example")))
+        }
+        flows.append(Flow(id: 5, source: .pcap, transport: .https, request: TestSupport.request("GET", "https://t.appsflyer.com/e")))
+        let attribution = TrackerAttribution(trackers: directory, firstParty: [], flows: flows)
+        let cdn = attribution.attribute(host: "img.lumocdn.example")
+        #expect(!cdn.thirdParty)
+        #expect(cdn.partyReason == "lumocdn.example is the app's most requested domain (3 requests)")
+        #expect(attribution.attribute(host: "api.lumotorch.example").thirdParty, "one request is behind the CDN's three")
+        #expect(attribution.attribute(host: "accounts.google.com").partyReason == "google.com is a platform service")
     }
 }
