@@ -1,4 +1,5 @@
 import Foundation
+import MouchardFindings
 import MouchardFlow
 import Testing
 @testable import MouchardInspection

@@ -1,4 +1,5 @@
 import Foundation
+import MouchardAudit
 import MouchardInspection
 
 /// `mouchard trackers lookup HOST... | check [FILE]`: what the tracker directory says about a host and
@@ -74,7 +75,7 @@ struct TrackersCommand: MouchardCommand {
         if let path {
             url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: io.currentDirectory, isDirectory: true))
         } else {
-            url = try ScanInputs.rulesDirectory(args.value("--rules"), io: io).appendingPathComponent("trackers.json")
+            url = try ScanInputs.rulesDirectory(args.value("--rules"), currentDirectory: io.currentDirectory).appendingPathComponent("trackers.json")
         }
         let shown = ScanInputs.displayPath(url)
         guard let data = FileManager.default.contents(atPath: url.path) else { throw CLIError("\(shown): cannot read the file") }
