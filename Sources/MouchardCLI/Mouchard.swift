@@ -22,6 +22,7 @@ public enum Mouchard {
         ReplayCommand.self,
         DiffCommand.self,
         GatewayCommand.self,
+        TrackersCommand.self,
     ]
 
     public static let exitUsage: Int32 = 64

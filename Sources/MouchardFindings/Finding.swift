@@ -62,18 +62,22 @@ public struct FindingDestination: Sendable, Hashable, Codable {
     /// Tracker category: `advertising`, `analytics`, `attribution`, `crash-reporting`, `push`, `social`...
     public var trackerCategory: String?
     public var thirdParty: Bool
+    /// The tracker's company family (short name of its top owner: `AppLovin` for the brand Adjust).
+    public var owner: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case host, tracker
         case trackerCategory = "tracker_category"
         case thirdParty = "third_party"
+        case owner
     }
 }
 
 extension FindingDestination {
-    /// The synthesized memberwise initializer, for other modules; in an extension, with an unused
+    /// The same as the memberwise initializer, for other modules; in an extension, with an unused
     /// last parameter, for the reason `Finding`'s is.
-    public init(host: String, tracker: String? = nil, trackerCategory: String? = nil, thirdParty: Bool, _: Void = ()) {
-        self.init(host: host, tracker: tracker, trackerCategory: trackerCategory, thirdParty: thirdParty)
+    public init(host: String, tracker: String? = nil, trackerCategory: String? = nil, thirdParty: Bool, owner: String? = nil,
+                _: Void = ()) {
+        self.init(host: host, tracker: tracker, trackerCategory: trackerCategory, thirdParty: thirdParty, owner: owner)
     }
 }

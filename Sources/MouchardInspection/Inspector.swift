@@ -96,7 +96,8 @@ public struct Inspector: Sendable {
         let located = facts.located(request, hosts: hostReadings)
         let host = located.host.isEmpty ? flow.host : located.host
         let info = attribution.attribute(host: host)
-        let destination = FindingDestination(host: host, tracker: info.company, trackerCategory: info.category, thirdParty: info.thirdParty)
+        let destination = FindingDestination(host: host, tracker: info.company, trackerCategory: info.category, thirdParty: info.thirdParty,
+                                             owner: info.owner)
         let req = FindingRequest(method: request.method, url: located.url)
         let time = isoTime(flow.timings.started)
         // The part of every sentence that is the same for the whole flow.

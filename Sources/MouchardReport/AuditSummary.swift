@@ -1,4 +1,5 @@
 import Foundation
+import MouchardInspection
 
 /// The one summary of an audit that `scan` and `report` both print: verdict numbers, per-category
 /// counts, destinations, the category × company data-flow matrix, a timeline, hosts only seen in
@@ -77,6 +78,16 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         public var categories: [String]
         /// Addresses seen for the host (DNS answers, then server addresses of its flows), at most 8.
         public var addresses: [String]
+        /// The tracker brand's company family (`AppLovin` for Adjust) and its country, from the directory.
+        public var owner: String? = nil
+        public var ownerCountry: String? = nil
+        /// A CDN, cloud or platform service that is not a tracker: who runs it (`Amazon CloudFront, Amazon, infrastructure`).
+        public var service: String? = nil
+        /// Why the host is first or third party.
+        public var partyReason: String? = nil
+
+        /// `Adjust (AppLovin)`, `AppsFlyer`, nil for an unknown host.
+        public var companyAndOwner: String? { company.map { TrackerEntry.brandAndCompany(brand: $0, company: owner) } }
     }
 
     /// Findings per (category, company): rows are categories, columns companies.

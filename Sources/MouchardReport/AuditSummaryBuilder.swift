@@ -66,6 +66,7 @@ public struct AuditSummaryBuilder {
         var a = attribute.attribute(host: host)
         if let d = findingDestinations[host] {
             a.company = d.tracker ?? a.company
+            a.owner = d.owner ?? a.owner
             a.category = d.trackerCategory ?? a.category
             a.thirdParty = d.thirdParty
         }
@@ -335,7 +336,8 @@ public struct AuditSummaryBuilder {
                 host: host, company: a.company, trackerCategory: a.category, thirdParty: a.thirdParty,
                 transports: t.transports.sorted(), requests: t.requests, flows: max(t.flows, t.requests),
                 bytesSent: t.bytesSent, bytesReceived: t.bytesReceived, findings: t.findings,
-                categories: CategoryNames.sorted(t.categories), addresses: addresses))
+                categories: CategoryNames.sorted(t.categories), addresses: addresses, owner: a.owner,
+                ownerCountry: a.ownerCountry, service: a.service, partyReason: a.partyReason))
         }
         destinations.sort { a, b in
             if a.findings != b.findings { return a.findings > b.findings }

@@ -10,6 +10,8 @@ import MouchardInspection
 /// as element text or inside quoted attributes (`title`), never into CSS, `href`, `src` or handlers.
 /// URLs are shown as text, not links, so a report cannot send its reader to a tracker.
 public enum HTMLReport {
+    /// Rows of the recipients-by-owner table.
+    static let ownerRows = 200
     /// Sizes past which the sections stop adding rows (and say how many they left out), so that a
     /// report stays under 5 MB even when every captured value is long and full of escaped characters.
     public static let findingsBudget = 3_000_000
@@ -80,6 +82,7 @@ private struct HTMLWriter {
         verdict()
         findings()
         matrix()
+        owners()
         destinations()
         timeline()
         metadataOnly()
@@ -214,6 +217,31 @@ private struct HTMLWriter {
         h += "</tbody></table></div>\n</section>\n"
     }
 
+    mutating func owners() {
+        let groups = s.recipientsByOwner
+        h += "<section id=\"owners\">\n<h2>Recipients by owner</h2>\n"
+        guard !groups.isEmpty else {
+            h += "<p class=\"muted\">No host received personal data.</p>\n</section>\n"
+            return
+        }
+        h += "<p class=\"lead\">Hosts that received personal data, grouped by the company that owns the tracker brand (from the tracker directory). Hosts the directory does not know stand alone.</p>\n"
+        h += "<div class=\"wrap\"><table><thead><tr><th>Owner</th><th>Country</th><th>Brands</th><th>Hosts</th><th>Party</th>"
+        h += "<th class=\"num\">Findings</th><th>Data</th></tr></thead><tbody>\n"
+        for g in groups.prefix(HTMLReport.ownerRows) {
+            h += "<tr><td>\(esc(g.owner, 80))\(g.known ? "" : " <span class=\"muted small\">not in the directory</span>")</td>"
+            h += "<td>\(g.country.map { esc($0, 4) } ?? "<span class=\"muted\">—</span>")</td>"
+            h += "<td>\(g.brands.isEmpty ? "<span class=\"muted\">—</span>" : esc(g.brands.joined(separator: ", "), 200))</td>"
+            h += "<td>\(g.hosts.prefix(20).map { "<code>\(esc($0, 120))</code>" }.joined(separator: " "))\(g.hosts.count > 20 ? " …" : "")</td>"
+            h += "<td>\(partyBadge(g.thirdParty))</td><td class=\"num\"><b>\(grouped(g.findings))</b></td><td>"
+            h += g.categories.map { "<span class=\"chip \(HTMLStyle.categoryClass($0))\">\(esc(CategoryNames.title($0), 40))</span>" }.joined(separator: " ")
+            h += "</td></tr>\n"
+        }
+        if groups.count > HTMLReport.ownerRows {
+            h += "<tr><td colspan=\"7\" class=\"muted small\">… and \(grouped(groups.count - HTMLReport.ownerRows)) more.</td></tr>\n"
+        }
+        h += "</tbody></table></div>\n</section>\n"
+    }
+
     mutating func destinations() {
         h += "<section id=\"destinations\">\n<h2>Destinations</h2>\n"
         h += "<p class=\"lead\">Every host the device talked to, most findings first.</p>\n"
@@ -223,8 +251,12 @@ private struct HTMLWriter {
         var cut = 0
         for (i, d) in s.destinations.enumerated() {
             guard h.utf8.count < HTMLReport.destinationsBudget else { cut = s.destinations.count - i; break }
-            h += "<tr><td class=\"nw\"><code>\(esc(d.host, 120))</code></td><td>\(d.company.map { esc($0, 80) } ?? "<span class=\"muted\">—</span>")</td>"
-            h += "<td>\(d.trackerCategory.map { esc($0, 40) } ?? "<span class=\"muted\">—</span>")</td><td>\(partyBadge(d.thirdParty))</td><td>"
+            let who = d.companyAndOwner.map { esc($0, 120) }
+                ?? d.service.map { "<span class=\"muted\">\(esc($0, 120))</span>" } ?? "<span class=\"muted\">—</span>"
+            h += "<tr><td class=\"nw\"><code>\(esc(d.host, 120))</code></td><td>\(who)</td>"
+            h += "<td>\(d.trackerCategory.map { esc($0, 40) } ?? "<span class=\"muted\">—</span>")</td><td>\(partyBadge(d.thirdParty))"
+            h += d.partyReason.map { "<br><span class=\"muted small\">\(esc($0, 160))</span>" } ?? ""
+            h += "</td><td>"
             h += d.transports.map(transportBadge).joined(separator: " ")
             h += "</td><td class=\"num\">\(grouped(d.requests))\(d.flows > d.requests ? " <span class=\"muted small\">/ \(grouped(d.flows)) conn.</span>" : "")</td>"
             h += "<td class=\"num\">\(byteCount(d.bytesSent))</td><td class=\"num\">\(byteCount(d.bytesReceived))</td>"

@@ -59,6 +59,7 @@ enum JSONText {
         string(f.destination.host, into: &out)
         if let t = f.destination.tracker { field("tracker", t, into: &out) }
         if let c = f.destination.trackerCategory { field("tracker_category", c, into: &out) }
+        if let o = f.destination.owner { field("owner", o, into: &out) }
         out += ",\"third_party\":\(f.destination.thirdParty)}"
         field("where", f.where, into: &out)
         field("encoding", f.encoding, into: &out)

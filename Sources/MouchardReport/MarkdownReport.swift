@@ -52,13 +52,28 @@ public enum MarkdownReport {
             md += "\n"
         }
 
+        let owners = s.recipientsByOwner
+        if !owners.isEmpty {
+            md += "## Recipients by owner\n\n| owner | country | brands | hosts | findings | data |\n|---|---|---|---|---:|---|\n"
+            for g in owners.prefix(rowLimit) {
+                md += "| \(MarkupEscaping.markdownShown(g.owner, limit: 60))\(g.known ? "" : " _(not in the directory)_") | "
+                md += "\(g.country.map { MarkupEscaping.markdown($0) } ?? "—") | "
+                md += "\(g.brands.isEmpty ? "—" : MarkupEscaping.markdownShown(g.brands.joined(separator: ", "), limit: 120)) | "
+                md += "\(MarkupEscaping.markdownShown(g.hosts.joined(separator: ", "), limit: 200)) | \(g.findings) | "
+                md += "\(MarkupEscaping.markdownShown(g.categories.joined(separator: ", "), limit: 120)) |\n"
+            }
+            if owners.count > rowLimit { md += "\n_\(owners.count - rowLimit) more owners in the HTML or JSON report._\n" }
+            md += "\n"
+        }
+
         md += "## Destinations\n\n"
         if s.destinations.isEmpty {
             md += "No traffic.\n\n"
         } else {
             md += "| host | company | party | transport | requests | findings | data |\n|---|---|---|---|---:|---:|---|\n"
             for d in s.destinations.prefix(rowLimit) {
-                md += "| \(MarkupEscaping.markdownShown(d.host, limit: 80)) | \(d.company.map { MarkupEscaping.markdownShown($0, limit: 40) } ?? "—") | "
+                let who = d.companyAndOwner ?? d.service
+                md += "| \(MarkupEscaping.markdownShown(d.host, limit: 80)) | \(who.map { MarkupEscaping.markdownShown($0, limit: 80) } ?? "—") | "
                 md += "\(d.thirdParty ? "third" : "first") | \(MarkupEscaping.markdown(d.transports.map(\.label).joined(separator: ", "))) | "
                 md += "\(d.requests) | \(d.findings) | \(MarkupEscaping.markdownShown(d.categories.joined(separator: ", "), limit: 120)) |\n"
             }

@@ -18,7 +18,7 @@ public enum SummaryText {
                 t += "\n  receiving hosts:\n"
                 for d in receiving.prefix(hostLimit) {
                     t += "    \(VisibleText.shown(d.host, limit: 80))"
-                    t += d.company.map { " (\(VisibleText.shown($0, limit: 40)))" } ?? ""
+                    t += d.companyAndOwner.map { " (\(VisibleText.shown($0, limit: 80)))" } ?? ""
                     t += " \(counted(d.findings, "finding")) [\(d.categories.map { VisibleText.shown($0, limit: 40) }.joined(separator: ", "))]"
                     t += " \(d.transports.map(\.label).joined(separator: ", "))\n"
                 }

@@ -60,9 +60,10 @@ private func devHAR(_ device: String) -> String {
         """))
         #expect(w.run(["help", "flows"]).out.hasPrefix("usage: mouchard flows SESSION\n\nlist the flows of a session\n"))
         let top = w.run(["--help"]).out
-        #expect(top.contains("\n  import   import a HAR file into a session\n"))
-        #expect(top.contains("\n  export   export a session's flows as a HAR file, curl commands or a Swift test\n"))
-        #expect(top.contains("\n  flows    list the flows of a session\n"))
+        #expect(top.contains("\n  import    import a HAR file into a session\n"))
+        #expect(top.contains("\n  export    export a session's flows as a HAR file, curl commands or a Swift test\n"))
+        #expect(top.contains("\n  flows     list the flows of a session\n"))
+        #expect(top.contains("\n  trackers  look a host up in the tracker directory, or check a directory file\n"))
     }
 
     @Test func usageErrorsExit64() {

@@ -13,9 +13,9 @@ import Testing
     static let iterations = ByteMutator.iterations(default: 300, environment: ProcessInfo.processInfo.environment)
 
     static let small = Array(#"""
-    {"version": 1, "description": "t",
-     "trackers": {"sdk.one.example": {"company": "One", "product": "One SDK", "category": "analytics", "source": "docs"},
-                  "two.example": {"company": "T\u00e9", "category": "advertising", "source": "x \ud83d\ude00"}}}
+    {"version": 2, "description": "t",
+     "trackers": {"sdk.one.example": {"company": "One", "owner": "One Inc.", "country": "US", "product": "One SDK", "category": "analytics", "source": "https://one.example/docs", "checked": "2026-01-31"},
+                  "two.example": {"company": "T\u00e9", "owner": "T\u00e9 SA", "country": "FR", "category": "advertising", "source": "https://x.example/\ud83d\ude00", "checked": "2025-12-01", "note": "n"}}}
     """#.utf8)
 
     /// Loads `bytes`; checks an error names the file and points inside the input.
@@ -84,8 +84,8 @@ import Testing
             #expect(error.message.contains("nesting") || error.message.contains("expected"), "\(error)")
         }
         let long = String(repeating: "a", count: 1 << 20)
-        load(Array(#"{"version":1,"trackers":{"\#(long).example":{"company":"\#(long)","category":"analytics","source":"s"}}}"#.utf8), "long")
-        load(Array(#"{"version":1,"trackers":{"x.example":{"company":"c","category":"analytics","source":"s"},"x.example":{}}}"#.utf8), "dup")
+        load(Array(#"{"version":2,"trackers":{"\#(long).example":{"company":"\#(long)","category":"analytics","source":"s"}}}"#.utf8), "long")
+        load(Array(#"{"version":2,"trackers":{"x.example":{"company":"c","category":"analytics","source":"s"},"x.example":{}}}"#.utf8), "dup")
     }
 
     /// Mutated host names (ports, brackets, dots, non-ASCII, control bytes) through lookup, the

@@ -13,8 +13,19 @@ func loadBundledTrackerDirectory() throws -> TrackerDirectory {
     try TrackerDirectory(jsonData: bundledTrackerDirectoryData(), file: "Rules/trackers.json")
 }
 
+extension TrackerEntry {
+    /// An entry for tests that do not care about ownership and provenance (owner named after the company).
+    init(domain: String, company: String, product: String? = nil, category: TrackerCategory, source: String) {
+        self.init(domain: domain, company: company, owner: "\(company) Inc.", country: "US", product: product,
+                  category: category, source: "https://docs.example/\(source)", checked: "2026-01-01")
+    }
+}
+
+/// The fields every entry of a test file needs besides company and category.
+let trackerProvenance = #""owner": "O Inc.", "country": "US", "source": "https://docs.example/", "checked": "2026-01-01""#
+
 /// A small directory written in the test, in the file format.
-func makeTrackerJSON(_ trackers: String, version: String = "1", extraTopLevel: String = "") -> Data {
+func makeTrackerJSON(_ trackers: String, version: String = "2", extraTopLevel: String = "") -> Data {
     Data("""
     {
       "version": \(version),\(extraTopLevel)
@@ -58,6 +69,11 @@ struct TrackersBundledFileTests {
         ("graph.facebook.com", "Meta", .advertising),
         ("launches.appsflyersdk.com", "AppsFlyer", .attribution),
         ("app.adjust.com", "Adjust", .attribution),
+        ("platform.ssacdn.com", "ironSource", .advertising),
+        ("s0.2mdn.net", "Google", .advertising),
+        ("cdn.impression.link", "Branch", .attribution),
+        ("tlx.3lift.com", "TripleLift", .advertising),
+        ("idsync.rlcdn.com", "LiveRamp", .advertising),
         ("api2.branch.io", "Branch", .attribution),
         ("api.mixpanel.com", "Mixpanel", .analytics),
         ("api2.amplitude.com", "Amplitude", .analytics),
@@ -72,7 +88,7 @@ struct TrackersBundledFileTests {
     func knownHosts(host: String, company: String, category: TrackerCategory) throws {
         let directory = try loadBundledTrackerDirectory()
         let entry = try #require(directory.lookup(host: host), "\(host) not attributed")
-        #expect(entry.company == company)
+        #expect(entry.brand == company)
         #expect(entry.category == category)
     }
 
@@ -80,8 +96,11 @@ struct TrackersBundledFileTests {
     func unrelatedHostsAreNotTrackers() throws {
         let directory = try loadBundledTrackerDirectory()
         for host in ["api.lumotorch.example", "www.wikipedia.org", "notappsflyer.com", "appsflyer.com.evil.example",
-                     "maps.googleapis.com", "10.0.0.1", "[2001:db8::1]:443", ""] {
+                     "10.0.0.1", "[2001:db8::1]:443", ""] {
             #expect(directory.lookup(host: host) == nil, "\(host)")
+        }
+        for host in ["storage.googleapis.com", "d111111abcdef8.cloudfront.net", "accounts.google.com"] {
+            #expect(directory.lookup(host: host)?.isTracker == false, "\(host)")
         }
     }
 }

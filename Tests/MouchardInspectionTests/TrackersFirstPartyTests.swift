@@ -134,7 +134,7 @@ struct TrackersFindingDestinationTests {
         let policy = FirstPartyPolicy(explicitDomains: ["lumotorch.example"], trackers: trackers)
         let sdk = FindingDestination(host: "launches.appsflyersdk.com", trackers: trackers, policy: policy)
         #expect(sdk == FindingDestination(host: "launches.appsflyersdk.com", tracker: "AppsFlyer",
-                                          trackerCategory: "attribution", thirdParty: true))
+                                          trackerCategory: "attribution", thirdParty: true, owner: "AppsFlyer"))
         let own = FindingDestination(host: "api.lumotorch.example", trackers: trackers, policy: policy)
         #expect(own == FindingDestination(host: "api.lumotorch.example", thirdParty: false))
         let stranger = FindingDestination(host: "cdn.other.example", trackers: nil, policy: policy)

@@ -17,13 +17,15 @@ struct TrackersLoadingTests {
     @Test("a well-formed file loads with every field")
     func wellFormed() throws {
         let directory = try TrackerDirectory(jsonData: makeTrackerJSON("""
-            "sdk.one.example": {"company": "One", "product": "One SDK", "category": "analytics", "source": "One docs"},
-            "two.example": {"company": "Two", "category": "crash-reporting", "source": "Two docs: hosts"}
+            "sdk.one.example": {"company": "One Ads (One)", "owner": "One Holdings", "country": "FR", "product": "One SDK", "category": "analytics", "source": "https://one.example/docs", "checked": "2026-02-28", "note": "hosts page"},
+            "two.example": {"company": "Two", "owner": "Two Ltd.", "country": "GB", "category": "crash-reporting", "source": "https://github.com/two/sdk/blob/main/Endpoints.kt", "checked": "2024-02-29"}
         """, extraTopLevel: "\n  \"description\": \"test\","))
         #expect(directory.count == 2)
         let one = try #require(directory.lookup(host: "x.sdk.one.example"))
-        #expect(one == TrackerEntry(domain: "sdk.one.example", company: "One", product: "One SDK", category: .analytics,
-                                    source: "One docs"))
+        #expect(one == TrackerEntry(domain: "sdk.one.example", company: "One", brand: "One Ads", owner: "One Holdings",
+                                    country: "FR", product: "One SDK", category: .analytics, source: "https://one.example/docs",
+                                    checked: "2026-02-28", note: "hosts page"))
+        #expect(directory.lookup(host: "two.example")?.brand == "Two")
         #expect(directory.lookup(host: "two.example")?.product == nil)
         #expect(directory.lookup(host: "two.example")?.category == .crashReporting)
     }
@@ -31,33 +33,42 @@ struct TrackersLoadingTests {
     @Test("an unknown field names the entry, the field and its position")
     func unknownField() throws {
         let message = try #require(failure(makeTrackerJSON("""
-            "good.example": {"company": "G", "category": "push", "source": "s"},
-            "bad.example": {"company": "B", "category": "push", "source": "s", "categry": "x"}
+            "good.example": {"company": "G", "category": "push", \(trackerProvenance)},
+            "bad.example": {"company": "B", "category": "push", \(trackerProvenance), "categry": "x"}
         """)))
-        #expect(message == #"t.json:5:72: entry "bad.example": unknown field "categry" (expected company, product, category, source)"#)
+        #expect(message == #"t.json:5:153: entry "bad.example": unknown field "categry" (expected company, owner, country, product, category, source, checked, note)"#)
     }
 
     @Test("a domain written twice is an error at the second occurrence")
     func duplicateDomain() throws {
         let message = try #require(failure(makeTrackerJSON("""
-            "dup.example": {"company": "A", "category": "push", "source": "s"},
-            "dup.example": {"company": "B", "category": "push", "source": "s"}
+            "dup.example": {"company": "A", "category": "push", \(trackerProvenance)},
+            "dup.example": {"company": "B", "category": "push", \(trackerProvenance)}
         """)))
         #expect(message.hasPrefix("t.json:5:5: duplicate key \"dup.example\" (first at 4:5)"))
     }
 
     @Test("each broken entry gives one line naming the entry", arguments: [
-        (#""a.example": {"category": "push", "source": "s"}"#, #"entry "a.example": missing "company""#),
-        (#""a.example": {"company": "A", "source": "s"}"#, #"entry "a.example": missing "category""#),
-        (#""a.example": {"company": "A", "category": "push"}"#, #"entry "a.example": missing "source""#),
-        (#""a.example": {"company": "A", "category": "push", "source": " "}"#, #"entry "a.example": "source" must not be empty"#),
-        (#""a.example": {"company": "A", "category": "spyware", "source": "s"}"#, #"entry "a.example": unknown category "spyware""#),
-        (#""a.example": {"company": 3, "category": "push", "source": "s"}"#, #"entry "a.example": "company" must be a string, found number"#),
+        (#""a.example": {"category": "push", \#(trackerProvenance)}"#, #"entry "a.example": missing "company""#),
+        (#""a.example": {"company": "A", \#(trackerProvenance)}"#, #"entry "a.example": missing "category""#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "checked": "2026-01-01"}"#, #"entry "a.example": missing "source""#),
+        (#""a.example": {"company": "A", "category": "push", "country": "US", "source": "https://d.example/", "checked": "2026-01-01"}"#, #"entry "a.example": missing "owner""#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "source": "https://d.example/", "checked": "2026-01-01"}"#, #"entry "a.example": missing "country""#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "source": "https://d.example/"}"#, #"entry "a.example": missing "checked""#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "source": " ", "checked": "2026-01-01"}"#, #"entry "a.example": "source" must not be empty"#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "source": "vendor docs", "checked": "2026-01-01"}"#, #"entry "a.example": "source" must be the https:// URL"#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "usa", "source": "https://d.example/", "checked": "2026-01-01"}"#, #"entry "a.example": "country" must be an ISO 3166-1 alpha-2 code"#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "source": "https://d.example/", "checked": "2026-02-30"}"#, #"entry "a.example": "checked" must be a date written YYYY-MM-DD"#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "source": "https://d.example/", "checked": "1/2/2026"}"#, #"entry "a.example": "checked" must be a date"#),
+        (#""a.example": {"company": "A", "category": "spyware", \#(trackerProvenance)}"#, #"entry "a.example": unknown category "spyware""#),
+        (#""a.example": {"company": "Acme (", "category": "push", \#(trackerProvenance)}"#, #"entry "a.example": "company" must be `Brand (Company)` or `Company`"#),
+        (#""a.example": {"company": "Acme ()", "category": "push", \#(trackerProvenance)}"#, #"entry "a.example": "company" must be"#),
+        (#""a.example": {"company": 3, "category": "push", \#(trackerProvenance)}"#, #"entry "a.example": "company" must be a string, found number"#),
         (#""a.example": ["A"]"#, #"entry "a.example": expected an object, found array"#),
-        (#""A.example": {"company": "A", "category": "push", "source": "s"}"#, #"entry "A.example": domain must be written in lower case"#),
-        (#""example": {"company": "A", "category": "push", "source": "s"}"#, #"entry "example": domain must have at least two labels"#),
-        (#""a.example.": {"company": "A", "category": "push", "source": "s"}"#, #"entry "a.example.": empty label"#),
-        (#""*.a.example": {"company": "A", "category": "push", "source": "s"}"#, #"entry "*.a.example": invalid character"#),
+        (#""A.example": {"company": "A", "category": "push", \#(trackerProvenance)}"#, #"entry "A.example": domain must be written in lower case"#),
+        (#""example": {"company": "A", "category": "push", \#(trackerProvenance)}"#, #"entry "example": domain must have at least two labels"#),
+        (#""a.example.": {"company": "A", "category": "push", \#(trackerProvenance)}"#, #"entry "a.example.": empty label"#),
+        (#""*.a.example": {"company": "A", "category": "push", \#(trackerProvenance)}"#, #"entry "*.a.example": invalid character"#),
     ])
     func brokenEntries(entry: String, expected: String) throws {
         let message = try #require(failure(makeTrackerJSON("    " + entry)))
@@ -67,16 +78,16 @@ struct TrackersLoadingTests {
     }
 
     @Test("top-level problems", arguments: [
-        (makeTrackerJSON("", version: "2"), "t.json:2:14: unsupported version 2"),
+        (makeTrackerJSON("", version: "1"), "t.json:2:14: unsupported version 1 (this build reads version 2)"),
         (makeTrackerJSON("", version: "\"1\""), "t.json:2:14: \"version\" must be an integer"),
         (makeTrackerJSON("", extraTopLevel: " \"extra\": true,"), "t.json:2:17: unknown top-level field \"extra\""),
         (Data(#"{"trackers": {}}"#.utf8), "t.json:1:1: missing \"version\""),
-        (Data(#"{"version": 1}"#.utf8), "t.json:1:1: missing \"trackers\""),
-        (Data(#"{"version": 1, "trackers": []}"#.utf8), "t.json:1:28: \"trackers\" must be an object"),
+        (Data(#"{"version": 2}"#.utf8), "t.json:1:1: missing \"trackers\""),
+        (Data(#"{"version": 2, "trackers": []}"#.utf8), "t.json:1:28: \"trackers\" must be an object"),
         (Data("[]".utf8), "t.json:1:1: expected a JSON object at the top level, found array"),
         (Data("".utf8), "t.json:1:1: expected a value, found end of input"),
-        (Data(#"{"version": 1, "trackers": {},}"#.utf8), "t.json:1:31: expected a quoted key"),
-        (Data("{\"version\": 1,\n \"trackers\": {\"a.example\": {\"company\": \"A\n\"}}}".utf8), "t.json:2:42: control character in string"),
+        (Data(#"{"version": 2, "trackers": {},}"#.utf8), "t.json:1:31: expected a quoted key"),
+        (Data("{\"version\": 2,\n \"trackers\": {\"a.example\": {\"company\": \"A\n\"}}}".utf8), "t.json:2:42: control character in string"),
     ])
     func topLevel(data: Data, expected: String) throws {
         let message = try #require(failure(data))
@@ -85,12 +96,27 @@ struct TrackersLoadingTests {
 
     @Test("truncated or garbage input never crashes and always names a position")
     func everyTruncationFails() throws {
-        let whole = makeTrackerJSON(#"    "a.example": {"company": "A\u00e9\ud83d\ude00", "category": "push", "source": "s"}"#)
+        let whole = makeTrackerJSON(#"    "a.example": {"company": "A\u00e9\ud83d\ude00", "category": "push", \#(trackerProvenance)}"#)
         _ = try TrackerDirectory(jsonData: whole)
         for length in 0..<whole.count {
             let message = try #require(failure(whole.prefix(length)), "prefix \(length) loaded")
             #expect(message.hasPrefix("t.json:"))
         }
         #expect(failure(Data([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]))?.contains("not valid UTF-8") == true)
+    }
+
+    @Test("one naming rule: a company has one owner and country, a brand one company; the error names both lines")
+    func namingRule() throws {
+        let twoOwners = try #require(failure(makeTrackerJSON("""
+            "a.example": {"company": "Acme", "owner": "Acme Inc.", "country": "US", "category": "push", "source": "https://d.example/", "checked": "2026-01-01"},
+            "b.example": {"company": "Acme", "owner": "Acme Holdings", "country": "US", "category": "push", "source": "https://d.example/", "checked": "2026-01-01"}
+        """)))
+        #expect(twoOwners.hasPrefix(#"t.json:5:18: entry "b.example": company "Acme" has owner "Acme Holdings" (US) here but "Acme Inc." (US) at 4:18"#),
+                "\(twoOwners)")
+        let twoFamilies = try #require(failure(makeTrackerJSON("""
+            "a.example": {"company": "Rocket (Acme)", "owner": "Acme Inc.", "country": "US", "category": "push", "source": "https://d.example/", "checked": "2026-01-01"},
+            "b.example": {"company": "Rocket (Zeta)", "owner": "Zeta Inc.", "country": "US", "category": "push", "source": "https://d.example/", "checked": "2026-01-01"}
+        """)))
+        #expect(twoFamilies.contains(#"brand "Rocket" belongs to company "Zeta" here but to "Acme" at 4:18"#), "\(twoFamilies)")
     }
 }

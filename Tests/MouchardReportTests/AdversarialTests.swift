@@ -17,7 +17,7 @@ import MouchardInspection
         "xmlns", "viewbox", "role", "aria-label", "x", "y", "x1", "y1", "x2", "y2", "width", "height", "fill", "stroke",
         "stroke-width", "font-family", "font-size", "text-anchor", "transform", "dominant-baseline",
     ]
-    static let allowedIDs: Set<String> = ["verdict", "findings", "data-flows", "destinations", "timeline", "metadata-only", "methodology"]
+    static let allowedIDs: Set<String> = ["verdict", "findings", "data-flows", "owners", "destinations", "timeline", "metadata-only", "methodology"]
 
     /// Problems in a DOM: unknown tags/attributes, handlers, non-fragment links, unknown ids, the marker.
     static func injections(in dom: String) -> [String] {

@@ -9,8 +9,11 @@
 ///    Nothing is guessed. This is the mode to use when the app's company also runs a tracker.
 ///
 /// 2. **Inferred** — no domain given. The capture itself says which hosts are the app's:
-///    - a host in the tracker directory is never first party (an app does not own AppsFlyer);
-///    - a few platform domains (Apple, Google system services) are never inferred as first party either;
+///    - a tracker of the directory is never first party (an app does not own AppsFlyer); infrastructure
+///      entries (CDN, cloud hosting) do not count as trackers: the app's CloudFront distribution is its own;
+///    - platform domains (Apple, Google system services: the directory's `platform` entries and a few
+///      built in) are never inferred as first party either;
+///    - TLS server names (SNI) of connections without a readable request count like requests;
 ///    - the other hosts are grouped by registrable domain (`RegistrableDomain`), each group weighed by its
 ///      number of requests; the group with the most requests is first party, when it is strictly ahead of
 ///      the next one (a tie proves nothing, so no group wins by count);
@@ -58,7 +61,7 @@ public struct FirstPartyPolicy: Sendable {
 
         var weights: [String: Int] = [:]
         for (host, count) in requestsPerHost {
-            guard let name = HostName.normalized(host), trackers?.lookup(host: name) == nil,
+            guard let name = HostName.normalized(host), !Self.isTrackerOrPlatform(trackers?.lookup(host: name)),
                   let domain = RegistrableDomain.of(name), !Self.isPlatformDomain(domain) else { continue }
             weights[domain, default: 0] += max(0, count)
         }
@@ -86,8 +89,12 @@ public struct FirstPartyPolicy: Sendable {
             }
             return PartyDecision(isFirstParty: false, reason: .notExplicit)
         }
-        if let tracker = trackers?.lookup(host: name) {
-            return PartyDecision(isFirstParty: false, reason: .tracker(company: tracker.company, domain: tracker.domain))
+        let entry = trackers?.lookup(host: name)
+        if let entry, entry.isTracker {
+            return PartyDecision(isFirstParty: false, reason: .tracker(company: entry.brandAndCompany, domain: entry.domain))
+        }
+        if let entry, entry.category == .platform {
+            return PartyDecision(isFirstParty: false, reason: .platform(domain: entry.domain))
         }
         guard let domain = RegistrableDomain.of(name) else {
             return PartyDecision(isFirstParty: false, reason: .unrelated)
@@ -208,6 +215,13 @@ public struct FirstPartyPolicy: Sendable {
     ]
 
     private static func isPlatformDomain(_ domain: String) -> Bool { platformDomains.contains(domain) }
+
+    /// A tracker, or a platform service of the directory: never the app's own. Infrastructure (CDN,
+    /// cloud) may be: an app's CloudFront distribution or Firebase database is its back end.
+    private static func isTrackerOrPlatform(_ entry: TrackerEntry?) -> Bool {
+        guard let entry else { return false }
+        return entry.isTracker || entry.category == .platform
+    }
 }
 
 /// The answer of `FirstPartyPolicy.decide(host:)`.

@@ -32,4 +32,23 @@ public enum TrackerCategory: String, Sendable, Hashable, CaseIterable, Codable {
     case subscriptions
     /// Fraud prevention and device fingerprinting: ThreatMetrix, Sift.
     case fraud
+    /// Embedded third-party content and widgets the user sees: video players, maps tiles, GIF search.
+    case content
+    /// Payments and checkout: Stripe, PayPal.
+    case payments
+    /// CDNs, cloud hosting and storage, DNS, font and library CDNs: CloudFront, Akamai, Cloudflare.
+    /// They carry the app's own traffic; not a tracker.
+    case infrastructure
+    /// Operating system and platform services every app touches: Apple, Google Play services.
+    /// Not a tracker by themselves.
+    case platform
+
+    /// False for the kinds that carry traffic without being a recipient that profiles the user
+    /// (`infrastructure`, `platform`): a finding sent there must not look like a finding sent to a tracker.
+    public var isTracker: Bool {
+        switch self {
+        case .infrastructure, .platform: return false
+        default: return true
+        }
+    }
 }

@@ -4,26 +4,29 @@ import MouchardWire
 /// The map from domains to the companies and SDKs behind them (`Rules/trackers.json`), and the lookup that
 /// attributes a request's host to a tracker.
 ///
-/// File format (documented in `Rules/README.md`, section "trackers.json"):
+/// File format (documented in `docs/trackers.md`), one entry per line:
 ///
 /// ```json
-/// { "version": 1,
+/// { "version": 2,
 ///   "description": "optional free text",
 ///   "trackers": {
-///     "appsflyersdk.com": { "company": "AppsFlyer", "product": "AppsFlyer SDK",
-///                           "category": "attribution", "source": "AppsFlyer docs: SDK network whitelist" } } }
+///     "appsflyersdk.com": {"company": "AppsFlyer", "owner": "AppsFlyer Ltd.", "country": "IL",
+///                          "product": "AppsFlyer SDK", "category": "attribution",
+///                          "source": "https://dev.appsflyer.com/...", "checked": "2026-12-02"} } }
 /// ```
 ///
-/// Loading is strict: an unknown field, a missing or empty required field, an unknown category, a domain
-/// that is not a lower-case host name of at least two labels, or a domain written twice is an error that
-/// names the file, line, column and entry.
+/// Loading is strict: an unknown field, a missing or empty required field, an unknown category, a
+/// country that is not two upper-case letters, a `checked` that is not a `YYYY-MM-DD` date, a `source`
+/// that is not an `https://` URL, a domain that is not a lower-case host name of at least two labels,
+/// a domain written twice, or a brand given two different owners is an error that names the file, line,
+/// column and entry.
 ///
 /// A domain matches itself and all its subdomains; the longest matching suffix wins (so
 /// `ads.tiktok.com` can be advertising while `tiktok.com` is social). `lookup(host:)` walks the host's
 /// label suffixes from the longest and does one dictionary probe per label: O(labels), no scan.
 public struct TrackerDirectory: Sendable {
     /// The only file format version this build reads.
-    public static let supportedVersion = 1
+    public static let supportedVersion = 2
 
     /// Every entry, sorted by domain.
     public let entries: [TrackerEntry]
@@ -82,6 +85,19 @@ public struct TrackerDirectory: Sendable {
             start = dot + 1
         }
         return nil
+    }
+
+    /// Every entry that matches a host, longest domain first: the first is what `lookup(host:)` returns,
+    /// the others are the shorter entries it overrides (for `mouchard trackers lookup`).
+    public func matches(host: String) -> [TrackerEntry] {
+        guard let name = HostName.normalizedUTF8(host), !HostName.isIPAddress(utf8: name) else { return [] }
+        var found: [TrackerEntry] = []
+        var start = 0
+        while let dot = name[start...].firstIndex(of: UInt8(ascii: ".")) {
+            if let entry = byDomain[String(decoding: name[start...], as: UTF8.self)] { found.append(entry) }
+            start = dot + 1
+        }
+        return found
     }
 
     /// The offset of the first byte that does not belong to valid UTF-8, nil when all is valid.
@@ -203,8 +219,26 @@ private struct TrackerDirectoryReader {
         }
         var entries: [TrackerEntry] = []
         entries.reserveCapacity(domains.count)
+        // One naming rule: a company family has one owner and country, a brand belongs to one company.
+        var firstOfCompany: [String: (entry: TrackerEntry, offset: Int)] = [:]
+        var firstOfBrand: [String: (entry: TrackerEntry, offset: Int)] = [:]
         for member in domains {
-            entries.append(try entry(member))
+            let parsed = try entry(member)
+            if let first = firstOfCompany[parsed.company] {
+                if first.entry.owner != parsed.owner || first.entry.country != parsed.country {
+                    throw fail("company \"\(parsed.company)\" has owner \"\(parsed.owner)\" (\(parsed.country)) here but "
+                               + "\"\(first.entry.owner)\" (\(first.entry.country)) at \(location(first.offset)) (entry \"\(first.entry.domain)\")",
+                               at: member.value.offset, entry: parsed.domain)
+                }
+            } else {
+                firstOfCompany[parsed.company] = (parsed, member.value.offset)
+            }
+            if let first = firstOfBrand[parsed.brand], first.entry.company != parsed.company {
+                throw fail("brand \"\(parsed.brand)\" belongs to company \"\(parsed.company)\" here but to \"\(first.entry.company)\" "
+                           + "at \(location(first.offset)) (entry \"\(first.entry.domain)\")", at: member.value.offset, entry: parsed.domain)
+            }
+            if firstOfBrand[parsed.brand] == nil { firstOfBrand[parsed.brand] = (parsed, member.value.offset) }
+            entries.append(parsed)
         }
         return entries
     }
@@ -218,17 +252,41 @@ private struct TrackerDirectoryReader {
             throw fail("expected an object, found \(kind(member.value))", at: member.value.offset, entry: domain)
         }
         var company: String?
+        var brand: String?
+        var note: String?
+        var owner: String?
+        var country: String?
         var product: String?
         var category: TrackerCategory?
         var source: String?
+        var checked: String?
         for field in fields {
             switch field.key {
             case "company":
-                company = try nonEmptyString(field, entry: domain)
+                let named = try nonEmptyString(field, entry: domain)
+                guard let split = TrackerEntry.brandAndCompany(parsing: named) else {
+                    throw fail("\"company\" must be `Brand (Company)` or `Company`, found \"\(named.prefix(80))\"",
+                               at: field.value.offset, entry: domain)
+                }
+                (brand, company) = split
+            case "note":
+                note = try nonEmptyString(field, entry: domain)
+            case "owner":
+                owner = try nonEmptyString(field, entry: domain)
+            case "country":
+                country = try validString(field, entry: domain, TrackerDirectory.isCountryCode) {
+                    "\"country\" must be an ISO 3166-1 alpha-2 code in upper case (US, DE, CN), found \"\($0.prefix(20))\""
+                }
             case "product":
                 product = try nonEmptyString(field, entry: domain)
             case "source":
-                source = try nonEmptyString(field, entry: domain)
+                source = try validString(field, entry: domain, TrackerDirectory.isWebURL) { _ in
+                    "\"source\" must be the https:// URL of the documentation page or source file"
+                }
+            case "checked":
+                checked = try validString(field, entry: domain, TrackerDirectory.isCalendarDate) {
+                    "\"checked\" must be a date written YYYY-MM-DD, found \"\($0.prefix(20))\""
+                }
             case "category":
                 let name = try nonEmptyString(field, entry: domain)
                 guard let known = TrackerCategory(rawValue: name) else {
@@ -237,15 +295,28 @@ private struct TrackerDirectoryReader {
                 }
                 category = known
             default:
-                throw fail("unknown field \"\(field.key)\" (expected company, product, category, source)",
-                           at: field.keyOffset, entry: domain)
+                throw fail("unknown field \"\(field.key)\" (expected \(Self.fieldNames))", at: field.keyOffset, entry: domain)
             }
         }
         let entryOffset = member.value.offset
         guard let company else { throw fail("missing \"company\"", at: entryOffset, entry: domain) }
+        guard let owner else { throw fail("missing \"owner\"", at: entryOffset, entry: domain) }
+        guard let country else { throw fail("missing \"country\"", at: entryOffset, entry: domain) }
         guard let category else { throw fail("missing \"category\"", at: entryOffset, entry: domain) }
         guard let source else { throw fail("missing \"source\"", at: entryOffset, entry: domain) }
-        return TrackerEntry(domain: domain, company: company, product: product, category: category, source: source)
+        guard let checked else { throw fail("missing \"checked\"", at: entryOffset, entry: domain) }
+        return TrackerEntry(domain: domain, company: company, brand: brand, owner: owner, country: country,
+                            product: product, category: category, source: source, checked: checked, note: note)
+    }
+
+    static let fieldNames = "company, owner, country, product, category, source, checked, note"
+
+    /// A non-empty string that `isValid` accepts; else the error `problem` describes, at the value.
+    func validString(_ field: JSONMember, entry: String, _ isValid: (String) -> Bool,
+                     problem: (String) -> String) throws(TrackerDirectoryError) -> String {
+        let text = try nonEmptyString(field, entry: entry)
+        guard isValid(text) else { throw fail(problem(text), at: field.value.offset, entry: entry) }
+        return text
     }
 
     func nonEmptyString(_ field: JSONMember, entry: String) throws(TrackerDirectoryError) -> String {
@@ -256,5 +327,40 @@ private struct TrackerDirectoryReader {
             throw fail("\"\(field.key)\" must not be empty", at: field.value.offset, entry: entry)
         }
         return text
+    }
+}
+
+extension TrackerDirectory {
+    /// Two upper-case ASCII letters (ISO 3166-1 alpha-2 shape).
+    static func isCountryCode(_ text: String) -> Bool {
+        text.utf8.count == 2 && text.utf8.allSatisfy { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+    }
+
+    /// `https://host/...` (or `http://`), with a host and no spaces.
+    static func isWebURL(_ text: String) -> Bool {
+        let rest: Substring
+        if text.hasPrefix("https://") { rest = text.dropFirst(8) } else if text.hasPrefix("http://") { rest = text.dropFirst(7) } else { return false }
+        guard let first = rest.first, first != "/" else { return false }
+        return !text.contains(where: { $0 == " " || $0.isNewline })
+    }
+
+    /// `YYYY-MM-DD` with a month 01-12 and a day that exists in that month (leap years included).
+    static func isCalendarDate(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return false }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let byte = bytes[index]
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              year >= 2000, (1...12).contains(month), day >= 1 else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        return day <= days[month - 1]
     }
 }
