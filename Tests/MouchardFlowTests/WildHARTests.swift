@@ -1,0 +1,38 @@
+import Foundation
+import MouchardTestSupport
+import Testing
+@testable import MouchardFlow
+
+/// HAR files written by browsers and other tools (`wild/har` and the invalid ones in `wild/neg` of the
+/// shared folder, when it is beside the repository): valid files read whole and survive a round trip
+/// through Mouchard's writer; invalid ones are one clear error.
+@Suite(.requires(.wild)) struct WildHARTests {
+    static func files(_ folder: String) throws -> [URL] {
+        let dir = OutsideCorpus.wild.file(folder)
+        return try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted().filter { $0.hasSuffix(".har") }
+            .map { dir.appendingPathComponent($0) }
+    }
+
+    @Test func wildHARFilesReadAndRoundTrip() throws {
+        let files = try Self.files("har")
+        #expect(files.count >= 30)
+        for url in files {
+            let data = try Data(contentsOf: url)
+            let flows: [Flow]
+            do { flows = try HARReader.readSkippingBadEntries(data).flows } catch {
+                Issue.record("\(url.lastPathComponent): \(error)")
+                continue
+            }
+            let again = try HARReader.read(HARWriter(creatorVersion: "test").document(flows))
+            #expect(again == flows, "\(url.lastPathComponent)")
+        }
+    }
+
+    @Test func invalidWildHARFilesAreOneClearError() throws {
+        let files = try Self.files("neg")
+        #expect(!files.isEmpty)
+        for url in files {
+            #expect(throws: HARError.self, "\(url.lastPathComponent)") { try HARReader.read(Data(contentsOf: url)) }
+        }
+    }
+}
