@@ -29,18 +29,19 @@ Writes, under Tests/Fixtures/:
 Usage: python3 make_fixtures.py [--check]   (--check: exit 1 when a committed file differs from the output)
 """
 import base64
-import hashlib
 import json
 import os
 import random
 import struct
 import sys
 import uuid
-import zlib
 from datetime import datetime, timedelta, timezone
 from urllib.parse import quote, unquote, urlsplit, parse_qsl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+from capture_builder import (PacketLog, TCPConnection, client_hello, dns_exchange, dns_name, form,  # noqa: E402
+                             gzip_bytes, http_head, iso, ipv4, md5, pcap_file, sha256, timestamp_parts)
 
 
 def seeded_uuid(rng, upper=True):
@@ -133,24 +134,6 @@ def profile_document(d):
 # ---------------------------------------------------------------- encodings
 def compact(value):
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def gzip_bytes(data):
-    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
-    out = compressor.compress(data) + compressor.flush()
-    return out[:4] + b"\x00\x00\x00\x00" + out[8:]  # MTIME = 0: the same bytes on every run
-
-
-def form(pairs):
-    return "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in pairs)
-
-
-def sha256(text):
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def md5(text):
-    return hashlib.md5(text.encode()).hexdigest()
 
 
 def b64(text):
@@ -467,14 +450,6 @@ def response_headers(r, when):
             ("Content-Length", str(len(body))), ("Connection", "keep-alive")]
 
 
-def head_bytes(start_line, headers):
-    return (start_line + "\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers) + "\r\n").encode()
-
-
-def iso(when):
-    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
-
-
 def request_times(d, requests):
     when, out = d["start"], []
     for i, _ in enumerate(requests):
@@ -492,7 +467,7 @@ def make_har(d, requests, times):
                  for k, _, v in (pair.partition("=") for pair in parts.query.split("&") if pair)]
         request = {"method": r["method"], "url": r["url"], "httpVersion": "HTTP/1.1", "cookies": [],
                    "headers": [{"name": k, "value": v} for k, v in headers], "queryString": query,
-                   "headersSize": len(head_bytes(f"{r['method']} {target} HTTP/1.1", headers)),
+                   "headersSize": len(http_head(f"{r['method']} {target} HTTP/1.1", headers)),
                    "bodySize": len(r["body"])}
         if r["body"]:
             if r["gzip"] or r["mime"] == "application/x-protobuf":
@@ -511,7 +486,7 @@ def make_har(d, requests, times):
             content = {"size": len(rbody), "mimeType": mime, "text": rbody.decode()}
         response = {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [],
                     "headers": [{"name": k, "value": v} for k, v in rheaders], "content": content, "redirectURL": "",
-                    "headersSize": len(head_bytes("HTTP/1.1 200 OK", rheaders)), "bodySize": len(rbody)}
+                    "headersSize": len(http_head("HTTP/1.1 200 OK", rheaders)), "bodySize": len(rbody)}
         wait = 40 + (len(entries) * 37) % 160
         entries.append({"startedDateTime": iso(when), "time": wait + 3.25, "request": request, "response": response,
                         "cache": {}, "timings": {"blocked": -1, "dns": -1, "connect": -1, "ssl": -1, "send": 1.25,
@@ -527,154 +502,21 @@ SERVER_PORTS = {host: 51000 + i for i, host in enumerate(SERVER_IPS)}  # HAR `co
 
 
 # ---------------------------------------------------------------- packets
-def checksum(data):
-    if len(data) % 2:
-        data += b"\x00"
-    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
-
-
-def ipv4(text):
-    return bytes(int(p) for p in text.split("."))
-
-
 GATEWAY_IP, GATEWAY_ETH = "192.0.2.1", bytes.fromhex("02a0c9d4e5f6")  # also the DNS resolver
-ACK, PSH, SYN, FIN = 0x10, 0x08, 0x02, 0x01
 
 
-class Packets:
-    """IPv4 packets of one session with their direction; framed per link type when written."""
-
-    def __init__(self, device):
-        self.device = device
-        self.records = []  # (time, from_device, ipv4 packet)
-        self.ip_id = {True: 0x2b40, False: 0x6e00}
-
-    def ip(self, when, src, dst, protocol, payload):
-        out = src == self.device["device_ip"]
-        ident = self.ip_id[out]
-        self.ip_id[out] = (ident + 1) & 0xFFFF
-        header = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), ident, 0x4000, 64 if out else 55,
-                             protocol, 0, ipv4(src), ipv4(dst))
-        header = header[:10] + struct.pack("!H", checksum(header)) + header[12:]
-        self.records.append((when, out, header + payload))
-
-    def tcp(self, when, src, sport, dst, dport, seq, ack, flags, payload=b"", options=b""):
-        header = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF,
-                             (20 + len(options)) // 4 << 4, flags, 65535 if src == self.device["device_ip"] else 64240,
-                             0, 0) + options
-        pseudo = ipv4(src) + ipv4(dst) + struct.pack("!BBH", 0, 6, len(header) + len(payload))
-        header = header[:16] + struct.pack("!H", checksum(pseudo + header + payload)) + header[18:]
-        self.ip(when, src, dst, 6, header + payload)
-
-    def udp(self, when, src, sport, dst, dport, payload):
-        header = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0)
-        pseudo = ipv4(src) + ipv4(dst) + struct.pack("!BBH", 0, 17, len(header) + len(payload))
-        csum = checksum(pseudo + header + payload) or 0xFFFF
-        self.ip(when, src, dst, 17, header[:6] + struct.pack("!H", csum) + payload)
-
-    def sorted(self):
-        return sorted(self.records, key=lambda r: r[0])
+def session_log(d):
+    """The packet log of a device's session (its own TTLs and IP id counters)."""
+    return PacketLog(d["device_ip"], ttl_out=64, ttl_in=55, ident_out=0x2b40, ident_in=0x6e00)
 
 
-class Connection:
-    """One client-server TCP session with real sequence numbers."""
-
-    def __init__(self, packets, server, port, client_port, when):
-        self.p, self.server, self.port, self.cport = packets, server, port, client_port
-        self.client = packets.device["device_ip"]
-        seed = hashlib.sha256(f"{server}:{port}:{client_port}".encode()).digest()
-        self.cseq, self.sseq = struct.unpack("!II", seed[:8])
-        options = struct.pack("!BBH", 2, 4, 1460) + b"\x01\x01\x04\x02"
-        packets.tcp(when, self.client, client_port, server, port, self.cseq, 0, SYN, options=options)
-        self.cseq += 1
-        packets.tcp(when + timedelta(milliseconds=21), server, port, self.client, client_port, self.sseq, self.cseq,
-                    SYN | ACK, options=options)
-        self.sseq += 1
-        packets.tcp(when + timedelta(milliseconds=22), self.client, client_port, server, port, self.cseq, self.sseq, ACK)
-
-    def client_send(self, when, data, segment=536, retransmit=None, late_duplicate=None):
-        """Client segments; `retransmit`: index of a segment sent twice in a row (lost ACK); `late_duplicate`:
-        index of a segment whose copy arrives after the next one (out of order, already acknowledged data)."""
-        pieces = [(self.cseq + i, data[i:i + segment]) for i in range(0, len(data), segment)]
-        for k, (seq, chunk) in enumerate(pieces):
-            self.p.tcp(when, self.client, self.cport, self.server, self.port, seq, self.sseq, PSH | ACK, chunk)
-            if k == retransmit:
-                when += timedelta(milliseconds=200)
-                self.p.tcp(when, self.client, self.cport, self.server, self.port, seq, self.sseq, PSH | ACK, chunk)
-            if late_duplicate is not None and k == late_duplicate + 1:
-                earlier_seq, earlier = pieces[late_duplicate]
-                when += timedelta(microseconds=150)
-                self.p.tcp(when, self.client, self.cport, self.server, self.port, earlier_seq, self.sseq, PSH | ACK,
-                           earlier)
-            when += timedelta(microseconds=300)
-        self.cseq += len(data)
-        self.p.tcp(when + timedelta(milliseconds=19), self.server, self.port, self.client, self.cport, self.sseq,
-                   self.cseq, ACK)
-        return when + timedelta(milliseconds=19)
-
-    def server_send(self, when, data, segment=1400, swap_first_two=False):
-        pieces = [(self.sseq + i, data[i:i + segment]) for i in range(0, len(data), segment)]
-        if swap_first_two and len(pieces) >= 2:
-            pieces[0], pieces[1] = pieces[1], pieces[0]  # the second segment first: a gap, then the fill
-        for seq, chunk in pieces:
-            self.p.tcp(when, self.server, self.port, self.client, self.cport, seq, self.cseq, PSH | ACK, chunk)
-            when += timedelta(microseconds=400)
-        self.sseq += len(data)
-        self.p.tcp(when + timedelta(milliseconds=1), self.client, self.cport, self.server, self.port, self.cseq,
-                   self.sseq, ACK)
-        return when + timedelta(milliseconds=1)
-
-    def close(self, when):
-        self.p.tcp(when, self.client, self.cport, self.server, self.port, self.cseq, self.sseq, FIN | ACK)
-        self.cseq += 1
-        self.p.tcp(when + timedelta(milliseconds=17), self.server, self.port, self.client, self.cport, self.sseq,
-                   self.cseq, FIN | ACK)
-        self.sseq += 1
-        self.p.tcp(when + timedelta(milliseconds=18), self.client, self.cport, self.server, self.port, self.cseq,
-                   self.sseq, ACK)
-
-
-def dns_name(host):
-    return b"".join(bytes([len(label)]) + label.encode() for label in host.split(".")) + b"\x00"
-
-
-def dns_exchange(packets, when, host, txid, sport):
-    device = packets.device["device_ip"]
-    question = dns_name(host) + struct.pack("!HH", 1, 1)
-    packets.udp(when, device, sport, GATEWAY_IP, 53, struct.pack("!HHHHHH", txid, 0x0100, 1, 0, 0, 0) + question)
-    answer = struct.pack("!HHHIH", 0xC00C, 1, 1, 300, 4) + ipv4(SERVER_IPS[host])
-    response = struct.pack("!HHHHHH", txid, 0x8180, 1, 1, 0, 0) + question + answer
-    packets.udp(when + timedelta(milliseconds=9), GATEWAY_IP, 53, device, sport, response)
-    return when + timedelta(milliseconds=10)
-
-
-def client_hello(host):
-    seed = hashlib.sha256(("client-hello:" + host).encode()).digest()
-
-    def ext(kind, data):
-        return struct.pack("!HH", kind, len(data)) + data
-    name = host.encode()
-    protocols = b"".join(bytes([len(p)]) + p for p in (b"h2", b"http/1.1"))
-    sigalgs = [0x0403, 0x0804, 0x0401, 0x0503, 0x0805, 0x0501, 0x0806, 0x0601]
-    extensions = (ext(0, struct.pack("!HBH", len(name) + 3, 0, len(name)) + name)
-                  + ext(10, struct.pack("!HHHH", 6, 0x001D, 0x0017, 0x0018)) + ext(11, b"\x01\x00")
-                  + ext(13, struct.pack("!H", 2 * len(sigalgs)) + b"".join(struct.pack("!H", s) for s in sigalgs))
-                  + ext(16, struct.pack("!H", len(protocols)) + protocols) + ext(43, b"\x04\x03\x04\x03\x03")
-                  + ext(45, b"\x01\x01") + ext(51, struct.pack("!HHH", 36, 0x001D, 32) + hashlib.sha256(seed).digest()))
-    suites = [0x1301, 0x1302, 0x1303, 0xC02B, 0xC02F, 0xC02C, 0xC030, 0xCCA9, 0xCCA8]
-    body = (b"\x03\x03" + seed + b"\x20" + hashlib.sha256(seed + b"session").digest()
-            + struct.pack("!H", 2 * len(suites)) + b"".join(struct.pack("!H", s) for s in suites)
-            + b"\x01\x00" + struct.pack("!H", len(extensions)) + extensions)
-    handshake = b"\x01" + struct.pack("!I", len(body))[1:] + body
-    return b"\x16\x03\x01" + struct.pack("!H", len(handshake)) + handshake
+def connection(log, server, port, client_port, when):
+    return TCPConnection(log, server, port, client_port, when, f"{server}:{port}:{client_port}")
 
 
 def make_packets(d, requests, times):
     """The session's packets and what a reader must find in them."""
-    packets = Packets(d)
+    packets = session_log(d)
     resolved, connections = [], {}
     ports, txids = [49700], [0x3c51 if d["platform"] == "ios" else 0x7a02]
     facts = {"http_requests": 0, "snis": [], "dns_names": []}
@@ -684,12 +526,12 @@ def make_packets(d, requests, times):
             return when
         resolved.append(host)
         txids[0] += 13
-        return dns_exchange(packets, when, host, txids[0], 53100 + len(resolved))
+        return dns_exchange(packets, when, GATEWAY_IP, host, SERVER_IPS[host], txids[0], 53100 + len(resolved))
 
     def connect(when, host, port):
         if (host, port) not in connections:
             ports[0] += 1
-            connections[(host, port)] = Connection(packets, SERVER_IPS[host], port, ports[0], when)
+            connections[(host, port)] = connection(packets, SERVER_IPS[host], port, ports[0], when)
             when += timedelta(milliseconds=23)
         return connections[(host, port)], when
 
@@ -707,7 +549,7 @@ def make_packets(d, requests, times):
             continue
         conn, when = connect(when, host, 80)
         target, headers = request_head(d, r)
-        head = head_bytes(f"{r['method']} {target} HTTP/1.1", headers)
+        head = http_head(f"{r['method']} {target} HTTP/1.1", headers)
         body = r["body"] if r["chunks"] is None else chunked(r["body"], r["chunks"])
         # Headers and body in separate writes (as NSURLSession and OkHttp do), each split in segments.
         when = conn.client_send(when, head, segment=180 + (http_index * 61) % 300,
@@ -715,7 +557,7 @@ def make_packets(d, requests, times):
                                 late_duplicate=0 if http_index == 6 else None)
         if body:
             when = conn.client_send(when + timedelta(microseconds=200), body, segment=400)
-        rhead = head_bytes("HTTP/1.1 200 OK", response_headers(r, at))
+        rhead = http_head("HTTP/1.1 200 OK", response_headers(r, at))
         conn.server_send(when + timedelta(milliseconds=38), rhead + r["response"][1], segment=120,
                          swap_first_two=http_index % 4 == 1)
         facts["http_requests"] += 1
@@ -751,20 +593,10 @@ def sll2(d, out, packet):
     return (struct.pack("!HHIHBB", 0x0800, 0, 3, 1, 4 if out else 0, 6) + address + b"\x00\x00") + packet
 
 
-def timestamp_parts(when, units):
-    total = int(round(when.timestamp() * units))
-    return total // units, total % units
-
-
-def pcap_file(records, frame, linktype, big_endian=False, nanoseconds=False):
-    e = ">" if big_endian else "<"
-    units = 1_000_000_000 if nanoseconds else 1_000_000
-    out = [struct.pack(e + "IHHiIII", 0xA1B23C4D if nanoseconds else 0xA1B2C3D4, 2, 4, 0, 0, 262144, linktype)]
-    for when, outbound, packet in records:
-        data = frame(outbound, packet)
-        sec, frac = timestamp_parts(when, units)
-        out.append(struct.pack(e + "IIII", sec, frac, len(data), len(data)) + data)
-    return b"".join(out)
+def framed_pcap(records, frame, linktype, big_endian=False, nanoseconds=False):
+    """A pcap file of (time, from_device, IPv4 packet) records, each framed by `frame(from_device, packet)`."""
+    return pcap_file([(when, frame(out, packet)) for when, out, packet in records], linktype, snaplen=262144,
+                     big_endian=big_endian, nanoseconds=nanoseconds)
 
 
 def pcapng_block(kind, body):
@@ -819,21 +651,21 @@ def malformed(d):
     give, in order)."""
     out = {}
     exchange = []  # three small HTTP exchanges, each on its own connection, and where each record starts
-    small = Packets(d)
+    small = session_log(d)
     starts_at = []
     t0 = datetime(2026, 11, 5, 10, 0, 0, tzinfo=timezone.utc)
     for i in range(3):
         when = t0 + timedelta(seconds=i)
         starts_at.append(len(small.records))
-        c = Connection(small, SERVER_IPS[APP_API], 80, 50100 + i, when)
+        c = connection(small, SERVER_IPS[APP_API], 80, 50100 + i, when)
         c.client_send(when + timedelta(milliseconds=30),
-                      head_bytes(f"GET /m{i}?k={i} HTTP/1.1", [("Host", APP_API), ("User-Agent", "fixture/1")]))
+                      http_head(f"GET /m{i}?k={i} HTTP/1.1", [("Host", APP_API), ("User-Agent", "fixture/1")]))
         c.server_send(when + timedelta(milliseconds=60),
-                      head_bytes("HTTP/1.1 200 OK", [("Content-Length", "2")]) + b"ok")
+                      http_head("HTTP/1.1 200 OK", [("Content-Length", "2")]) + b"ok")
         c.close(when + timedelta(milliseconds=90))
     exchange = small.sorted()
     frame = lambda out_, p: ethernet(d, out_, p)  # noqa: E731
-    whole = pcap_file(exchange, frame, 1)
+    whole = framed_pcap(exchange, frame, 1)
     offsets, o = [], 24
     for when, outbound, packet in exchange:
         offsets.append(o)
@@ -865,23 +697,23 @@ def malformed(d):
                 + struct.pack("!HHHH", 53001, 53, 900, 0) + b"\x12\x34\x01\x00")
     for k, p in enumerate([bad_ihl, bad_total, bad_offset, udp_liar, b"\x45\x00", b""]):
         liars.append((base_when + timedelta(microseconds=k), True, p))
-    out["lying-headers.pcap"] = (pcap_file(liars + exchange, frame, 1), {"error": None, "requests": paths})
+    out["lying-headers.pcap"] = (framed_pcap(liars + exchange, frame, 1), {"error": None, "requests": paths})
     # DNS answers that point into themselves (compression loops) or past the message; a ClientHello whose
     # lengths run past the record; a stream of bytes that is not HTTP on port 80.
     loop = struct.pack("!HHHHHH", 0x1111, 0x8180, 1, 1, 0, 0) + b"\xc0\x0c" + struct.pack("!HH", 1, 1) \
         + b"\xc0\x0c" + struct.pack("!HHIH", 1, 1, 60, 4) + ipv4("198.51.100.99")
     past_end = struct.pack("!HHHHHH", 0x2222, 0x8180, 1, 5, 0, 0) + dns_name("a.example") + struct.pack("!HH", 1, 1) \
         + b"\xc0\xff"
-    noise = Packets(d)
+    noise = session_log(d)
     noise.udp(t0, GATEWAY_IP, 53, d["device_ip"], 53200, loop)
     noise.udp(t0 + timedelta(milliseconds=1), GATEWAY_IP, 53, d["device_ip"], 53201, past_end)
     hello = client_hello("cut.example")
     lying_hello = hello[:5] + b"\x01\x00\xff\xff" + hello[9:60]
-    c = Connection(noise, SERVER_IPS[APP_API], 443, 50200, t0 + timedelta(milliseconds=5))
+    c = connection(noise, SERVER_IPS[APP_API], 443, 50200, t0 + timedelta(milliseconds=5))
     c.client_send(t0 + timedelta(milliseconds=40), lying_hello)
-    c = Connection(noise, SERVER_IPS[APP_API], 80, 50201, t0 + timedelta(milliseconds=60))
+    c = connection(noise, SERVER_IPS[APP_API], 80, 50201, t0 + timedelta(milliseconds=60))
     c.client_send(t0 + timedelta(milliseconds=90), bytes(range(256)) * 3)
-    out["hostile-payloads.pcap"] = (pcap_file(noise.sorted() + exchange, frame, 1),
+    out["hostile-payloads.pcap"] = (framed_pcap(noise.sorted() + exchange, frame, 1),
                                     {"error": None, "requests": paths})
     # Packets cut by a small snapshot length: the captured bytes end inside the TCP payload.
     snap = []
@@ -935,10 +767,10 @@ def outputs():
         files[f"{k}/traffic.har"] = (json.dumps(make_har(d, requests, times), indent=1, ensure_ascii=False) + "\n").encode()
         files[f"{k}/labels.json"] = (json.dumps(labels(d, requests), indent=1, ensure_ascii=False) + "\n").encode()
         records, facts = make_packets(d, requests, times)
-        files[f"{k}/traffic.pcap"] = pcap_file(records, lambda o, p: ethernet(d, o, p), 1)
-        files[f"{k}/traffic-sll.pcap"] = pcap_file(records, lambda o, p: sll(d, o, p), 113, big_endian=True,
+        files[f"{k}/traffic.pcap"] = framed_pcap(records, lambda o, p: ethernet(d, o, p), 1)
+        files[f"{k}/traffic-sll.pcap"] = framed_pcap(records, lambda o, p: sll(d, o, p), 113, big_endian=True,
                                                    nanoseconds=True)
-        files[f"{k}/traffic-sll2.pcap"] = pcap_file(records, lambda o, p: sll2(d, o, p), 276)
+        files[f"{k}/traffic-sll2.pcap"] = framed_pcap(records, lambda o, p: sll2(d, o, p), 276)
         files[f"{k}/traffic.pcapng"] = pcapng_file(d, records, facts["dns_names"])
         for name in ["traffic.pcap", "traffic-sll.pcap", "traffic-sll2.pcap", "traffic.pcapng"]:
             captures[f"{k}/{name}"] = facts
@@ -956,8 +788,13 @@ def outputs():
 def main():
     files = outputs()
     if "--check" in sys.argv[1:]:
-        stale = [name for name, data in sorted(files.items())
-                 if not os.path.exists(os.path.join(HERE, name)) or open(os.path.join(HERE, name), "rb").read() != data]
+        def committed(name):
+            path = os.path.join(HERE, name)
+            if not os.path.exists(path):
+                return None
+            with open(path, "rb") as f:
+                return f.read()
+        stale = [name for name, data in sorted(files.items()) if committed(name) != data]
         for name in stale:
             print(f"Tests/Fixtures/{name} differs from what make_fixtures.py writes (run `make fixtures`)")
         sys.exit(1 if stale else 0)

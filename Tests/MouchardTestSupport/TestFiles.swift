@@ -38,19 +38,23 @@ public struct OutsideCorpus: Sendable {
     public let relativePath: String
     /// What it holds, for the skip reason.
     public let contents: String
-    /// A file or folder inside it whose presence proves the corpus is there.
-    public let marker: String
+    /// Files or folders inside it that must all be there for the corpus to count as present (a
+    /// half-copied corpus is absent, not a source of odd failures).
+    public let markers: [String]
 
     /// The labelled development corpus: two devices, HAR, pcap (Ethernet and Linux cooked), pcapng,
     /// device profiles and labels.
-    public static let dev = OutsideCorpus(relativePath: "corpus/dev", contents: "the labelled dev corpus",
-                                          marker: "ios/traffic.har")
+    public static let dev = OutsideCorpus(
+        relativePath: "corpus/dev", contents: "the labelled dev corpus",
+        markers: ["labels.json"] + ["ios", "android"].flatMap { d in
+            ["device.json", "labels.json", "traffic.har", "traffic.pcap", "traffic-sll.pcap", "traffic.pcapng"].map { "\(d)/\($0)" }
+        })
     /// tcpdump's own test captures (hundreds of files, many malformed on purpose).
     public static let tcpdumpTests = OutsideCorpus(relativePath: "pcaps/tcpdump-tests",
-                                                   contents: "tcpdump's test captures", marker: ".")
+                                                   contents: "tcpdump's test captures", markers: ["."])
     /// HAR files and captures written by other tools, collected from public repositories.
     public static let wild = OutsideCorpus(relativePath: "wild", contents: "HAR files and captures from other tools",
-                                           marker: "har")
+                                           markers: ["har", "pcap", "neg"])
 
     /// The shared folder beside the repository root.
     public static let sharedFolder: URL = TestFiles.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared")
@@ -58,7 +62,7 @@ public struct OutsideCorpus: Sendable {
     public var url: URL { Self.sharedFolder.appendingPathComponent(relativePath).standardizedFileURL }
 
     public var isPresent: Bool {
-        FileManager.default.fileExists(atPath: url.appendingPathComponent(marker).path)
+        markers.allSatisfy { FileManager.default.fileExists(atPath: url.appendingPathComponent($0).path) }
     }
 
     /// Why a test of this corpus did not run.
