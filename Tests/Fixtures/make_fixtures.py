@@ -647,8 +647,9 @@ def labels(d, requests):
 # ---------------------------------------------------------------- malformed captures
 def malformed(d):
     """Hostile capture files: name -> (bytes, expectation). An expectation holds `error` (kind and byte offset
-    of the one error the reader reports, or null) and `requests` (the paths of the HTTP requests it must still
-    give, in order)."""
+    of the one error the reader reports, or null), `requests` (the paths of the HTTP requests it must still
+    give, in order) and, where packets are broken on purpose, `bad_packets` and `malformed_dns` (how many
+    the reader must count as undecodable IP/TCP/UDP packets and as malformed DNS messages)."""
     out = {}
     exchange = []  # three small HTTP exchanges, each on its own connection, and where each record starts
     small = session_log(d)
@@ -697,7 +698,10 @@ def malformed(d):
                 + struct.pack("!HHHH", 53001, 53, 900, 0) + b"\x12\x34\x01\x00")
     for k, p in enumerate([bad_ihl, bad_total, bad_offset, udp_liar, b"\x45\x00", b""]):
         liars.append((base_when + timedelta(microseconds=k), True, p))
-    out["lying-headers.pcap"] = (framed_pcap(liars + exchange, frame, 1), {"error": None, "requests": paths})
+    # A total length or UDP length past the captured bytes reads as a packet cut by the snapshot length (the
+    # copy of the SYN is kept, the UDP datagram goes on to DNS, which finds it malformed): 4 are undecodable.
+    out["lying-headers.pcap"] = (framed_pcap(liars + exchange, frame, 1),
+                                 {"error": None, "requests": paths, "bad_packets": 4, "malformed_dns": 1})
     # DNS answers that point into themselves (compression loops) or past the message; a ClientHello whose
     # lengths run past the record; a stream of bytes that is not HTTP on port 80.
     loop = struct.pack("!HHHHHH", 0x1111, 0x8180, 1, 1, 0, 0) + b"\xc0\x0c" + struct.pack("!HH", 1, 1) \
@@ -714,7 +718,7 @@ def malformed(d):
     c = connection(noise, SERVER_IPS[APP_API], 80, 50201, t0 + timedelta(milliseconds=60))
     c.client_send(t0 + timedelta(milliseconds=90), bytes(range(256)) * 3)
     out["hostile-payloads.pcap"] = (framed_pcap(noise.sorted() + exchange, frame, 1),
-                                    {"error": None, "requests": paths})
+                                    {"error": None, "requests": paths, "malformed_dns": 2})
     # Packets cut by a small snapshot length: the captured bytes end inside the TCP payload.
     snap = []
     for when, outbound, packet in exchange:

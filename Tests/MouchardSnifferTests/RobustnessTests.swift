@@ -17,6 +17,10 @@ import MouchardTestSupport
         var error: Failure?
         /// The request paths that must come out, in order; nil where only "no crash, no error" is promised.
         var requests: [String]?
+        /// Packets broken on purpose, which the extractor must count as undecodable (IP, TCP, UDP).
+        var bad_packets: Int?
+        /// DNS messages broken on purpose (compression loops, answers past the end), counted as malformed.
+        var malformed_dns: Int?
     }
 
     static let malformed = TestFiles.fixtures.appendingPathComponent("malformed")
@@ -47,6 +51,11 @@ import MouchardTestSupport
         } else {
             #expect(result.readError == nil, "\(name): \(String(describing: result.readError))")
         }
+        if let bad = expected.bad_packets {
+            let s = result.statistics
+            #expect(s.undecodableLink + s.badIP + s.badTransport == bad, "\(name): \(s)")
+        }
+        if let dns = expected.malformed_dns { #expect(result.statistics.dnsMalformed == dns, "\(name): \(result.statistics)") }
         if let paths = expected.requests {
             #expect(result.flows.compactMap(\.request?.path) == paths, "\(name)")
         }
