@@ -16,10 +16,9 @@ public struct TestTool: Sendable {
     public static let openssl = TestTool(names: ["openssl"], purpose: "to verify minted certificates")
     public static let python3 = TestTool(names: ["python3"], purpose: "for local servers and the fixture generator")
 
-    /// The executable's path, or nil when none of the names is on `PATH` (or in /usr/bin, /usr/sbin).
+    /// The executable's path, or nil when none of the names is on `PATH`.
     public var path: String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let dirs = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/sbin", "/bin"]
+        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
         for name in names {
             for dir in dirs where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") {
                 return "\(dir)/\(name)"
