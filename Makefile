@@ -3,7 +3,7 @@ SWIFT ?= swift
 BIN_DEBUG = .build/debug/mouchard
 BIN_RELEASE = .build/release/mouchard
 
-.PHONY: deps build release demo test lint fuzz bench clean report-screenshot
+.PHONY: deps build release demo test lint fixtures fixtures-check fuzz bench clean report-screenshot
 
 ## deps: install the Debian packages the build and tests need (idempotent, quiet when present)
 deps:
@@ -27,6 +27,14 @@ test: deps
 ## lint: swift format's rules (.swift-format), declared imports, and the sources and tests built with warnings as errors
 lint: deps
 	SWIFT=$(SWIFT) ./scripts/lint.sh
+
+## fixtures: regenerate the test fixtures (Tests/Fixtures/) from their generator; commit the result
+fixtures:
+	python3 Tests/Fixtures/make_fixtures.py
+
+## fixtures-check: fail when the committed fixtures differ from what the generator writes (also a test)
+fixtures-check:
+	python3 Tests/Fixtures/make_fixtures.py --check
 
 ## fuzz: the hostile-input (mutation) tests and the prefilter differential test, with many more seeded cases than CI runs
 fuzz: deps

@@ -79,31 +79,36 @@ let package = Package(
             "MouchardCapture", "MouchardTLS", "MouchardPosix", "MouchardReport",
         ], path: "bench/Sources/mouchard-bench"),
 
-        .testTarget(name: "MouchardWireTests", dependencies: ["MouchardWire"]),
-        .testTarget(name: "MouchardFlowTests", dependencies: ["MouchardFlow", "MouchardWire"]),
-        .testTarget(name: "MouchardCodecTests", dependencies: ["MouchardCodec", "MouchardWire"]),
-        .testTarget(name: "MouchardStoreTests", dependencies: ["MouchardStore", "MouchardFindings", "MouchardFlow", "MouchardWire"]),
+        // Test-only helpers every test target shares: repository paths, optional corpora and tools (with the
+        // reason a test is skipped without them), seeded byte mutation. Not a product.
+        .target(name: "MouchardTestSupport", path: "Tests/MouchardTestSupport"),
+
+        .testTarget(name: "MouchardWireTests", dependencies: ["MouchardTestSupport", "MouchardWire"]),
+        .testTarget(name: "MouchardFlowTests", dependencies: ["MouchardTestSupport", "MouchardFlow", "MouchardWire"]),
+        .testTarget(name: "MouchardCodecTests", dependencies: ["MouchardTestSupport", "MouchardCodec", "MouchardWire"]),
+        .testTarget(name: "MouchardStoreTests", dependencies: ["MouchardTestSupport", "MouchardStore", "MouchardFindings", "MouchardFlow", "MouchardWire"]),
         .testTarget(name: "MouchardInspectionTests", dependencies: [
-            "MouchardInspection", "MouchardFindings", "MouchardFlow", "MouchardCodec", "MouchardWire",
+            "MouchardTestSupport", "MouchardInspection", "MouchardFindings", "MouchardFlow", "MouchardCodec", "MouchardWire",
         ]),
-        .testTarget(name: "MouchardSnifferTests", dependencies: ["MouchardSniffer", "MouchardCapture", "MouchardFlow", "MouchardWire"]),
+        .testTarget(name: "MouchardSnifferTests", dependencies: ["MouchardTestSupport", "MouchardSniffer", "MouchardCapture", "MouchardFlow", "MouchardWire"]),
         .testTarget(name: "MouchardProxyTests", dependencies: [
-            "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardWire", "MouchardFlow", "MouchardFindings",
+            "MouchardTestSupport", "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardWire", "MouchardFlow", "MouchardFindings",
             "MouchardInspection", "MouchardStore", "MouchardCodec",
         ]),
         .testTarget(name: "MouchardReportTests", dependencies: [
-            "MouchardReport", "MouchardFindings", "MouchardInspection", "MouchardFlow", "MouchardWire", "MouchardCLI",
+            "MouchardTestSupport", "MouchardReport", "MouchardFindings", "MouchardInspection", "MouchardFlow", "MouchardWire", "MouchardCLI",
         ], resources: [.copy("Resources")]),
         .testTarget(name: "MouchardCLITests", dependencies: [
-            "MouchardCLI", "MouchardAudit", "MouchardFindings", "MouchardFlow", "MouchardInspection", "MouchardReport",
-            "MouchardSniffer", "MouchardStore", "MouchardReplay", "MouchardPosix",
+            "MouchardTestSupport", "MouchardCLI", "MouchardAudit", "MouchardFindings", "MouchardFlow", "MouchardInspection",
+            "MouchardReport", "MouchardSniffer", "MouchardStore", "MouchardReplay", "MouchardPosix",
         ]),
         .testTarget(name: "MouchardReplayTests", dependencies: [
-            "MouchardReplay", "MouchardKit", "MouchardProxy", "MouchardFlow", "MouchardWire", "MouchardPosix", "MouchardStore",
+            "MouchardTestSupport", "MouchardReplay", "MouchardKit", "MouchardProxy", "MouchardFlow", "MouchardWire", "MouchardPosix",
+            "MouchardStore",
         ]),
         .testTarget(name: "MouchardGatewayTests", dependencies: [
-            "MouchardGateway", "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardProxy", "MouchardStore",
-            "MouchardInspection", "MouchardTLS",
+            "MouchardTestSupport", "MouchardGateway", "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardProxy",
+            "MouchardStore", "MouchardInspection", "MouchardTLS",
         ]),
     ]
 )

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MouchardFlow
 import MouchardStore
+import MouchardTestSupport
 @testable import MouchardCLI
 
 /// `mouchard report` end to end on small real files: HAR, session folder, findings JSON.
@@ -88,15 +89,22 @@ import MouchardStore
     }
 
     @Test func pcapInputNamesHostsSeenOnlyInDNSAndSNI() throws {
+        try checkPcapInputNamesHostsSeenOnlyInDNSAndSNI(TestFiles.fixtures.appendingPathComponent("ios"), requests: 20)
+    }
+
+    @Test(.requires(.dev)) func devCorpusPcapInputNamesHostsSeenOnlyInDNSAndSNI() throws {
+        try checkPcapInputNamesHostsSeenOnlyInDNSAndSNI(OutsideCorpus.dev.file("ios"), requests: 76)
+    }
+
+    /// `session` holds traffic.pcapng (with `requests` cleartext requests) and device.json.
+    func checkPcapInputNamesHostsSeenOnlyInDNSAndSNI(_ session: URL, requests: Int) throws {
         let dir = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let dev = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/corpus/dev/ios")
-        let r = run(["report", dev.appendingPathComponent("traffic.pcapng").path, "--device", dev.appendingPathComponent("device.json").path,
+        let r = run(["report", session.appendingPathComponent("traffic.pcapng").path, "--device", session.appendingPathComponent("device.json").path,
                      "--out", "pcap.json"], in: dir)
         #expect(r.status == 0, "\(r.err)")
         let doc = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("pcap.json"))) as? [String: Any])
-        #expect(doc["requests"] as? Int == 76)
+        #expect(doc["requests"] as? Int == requests)
         let hidden = try #require(doc["metadata_only_hosts"] as? [[String: Any]])
         #expect(hidden.contains { ($0["seen_in"] as? [String]) == ["dns", "sni"] && $0["company"] as? String != nil })
         let destinations = try #require(doc["destinations"] as? [[String: Any]])

@@ -1,14 +1,12 @@
 import Foundation
+import MouchardTestSupport
 import Testing
 @testable import MouchardCLI
 
 /// `scan` on pcap/pcapng captures: same findings and JSON shape as the HAR's cleartext part, plus
 /// destinations; a cut file gives one error line with the byte offset after the report.
 @Suite struct ScanCaptureTests {
-    static let dev = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/dev")
-    static let rules = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Rules").path
+    static let rules = TestFiles.rules.path
 
     static func findings(_ json: String) throws -> (keys: [String], document: [String: Any]) {
         let doc = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] ?? [:]
@@ -21,12 +19,22 @@ import Testing
         return (keys.sorted(), doc)
     }
 
-    @Test(arguments: ["traffic.pcap", "traffic.pcapng"])
+    @Test(arguments: ["traffic.pcap", "traffic.pcapng", "traffic-sll2.pcap"])
     func captureFindingsEqualTheHARsCleartextFindings(_ file: String) throws {
-        let device = Self.dev.appendingPathComponent("android/device.json").path
-        let har = run(["scan", Self.dev.appendingPathComponent("android/traffic.har").path, "--device", device,
+        try Self.checkCaptureFindingsEqualTheHARsCleartextFindings(TestFiles.fixtures.appendingPathComponent("android"), file)
+    }
+
+    @Test(.requires(.dev), arguments: ["traffic.pcap", "traffic.pcapng"])
+    func devCorpusCaptureFindingsEqualTheHARsCleartextFindings(_ file: String) throws {
+        try Self.checkCaptureFindingsEqualTheHARsCleartextFindings(OutsideCorpus.dev.file("android"), file)
+    }
+
+    /// `dir` holds device.json, traffic.har and the capture `file` of the same session.
+    static func checkCaptureFindingsEqualTheHARsCleartextFindings(_ dir: URL, _ file: String) throws {
+        let device = dir.appendingPathComponent("device.json").path
+        let har = run(["scan", dir.appendingPathComponent("traffic.har").path, "--device", device,
                        "--rules", Self.rules, "--format", "json"])
-        let pcap = run(["scan", Self.dev.appendingPathComponent("android/\(file)").path, "--device", device,
+        let pcap = run(["scan", dir.appendingPathComponent(file).path, "--device", device,
                         "--rules", Self.rules, "--format", "json"])
         #expect(har.status == 0 && pcap.status == 0)
         let h = try Self.findings(har.out), p = try Self.findings(pcap.out)
@@ -45,7 +53,7 @@ import Testing
         let dir = NSTemporaryDirectory() + "mouchard-scan-cut-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let whole = try Data(contentsOf: Self.dev.appendingPathComponent("ios/traffic.pcap"))
+        let whole = try Data(contentsOf: TestFiles.fixture("ios", "traffic.pcap"))
         let cutPath = dir + "/cut.bin"  // no extension: detected by content
         try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cutPath))
         let r = run(["scan", cutPath, "--rules", Self.rules])

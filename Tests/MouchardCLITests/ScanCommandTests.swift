@@ -1,14 +1,15 @@
 import Foundation
+import MouchardTestSupport
 import Testing
 @testable import MouchardCLI
 
 /// `mouchard scan`: formats, exit codes, one-line errors for bad profiles and rules.
 @Suite struct ScanCommandTests {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let dev = repo.deletingLastPathComponent().appendingPathComponent("shared/corpus/dev")
-    static let rules = repo.appendingPathComponent("Rules").path
-    static let har = dev.appendingPathComponent("android/traffic.har").path
-    static let device = dev.appendingPathComponent("android/device.json").path
+    static let rules = TestFiles.rules.path
+    static let har = TestFiles.fixture("android", "traffic.har").path
+    static let device = TestFiles.fixture("android", "device.json").path
+    /// Requests in the fixture HAR.
+    static let requests = 35
 
     func temp(_ name: String, _ text: String) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mouchard-scan-\(UUID().uuidString)")
@@ -19,13 +20,22 @@ import Testing
     }
 
     @Test func jsonDocumentFollowsTheSpec() throws {
-        let r = run(["scan", Self.har, "--device", Self.device, "--rules", Self.rules, "--format", "json"])
+        try Self.checkJSONDocument(har: Self.har, device: Self.device, requests: Self.requests, minimumFindings: 40)
+    }
+
+    @Test(.requires(.dev)) func devCorpusJSONDocumentFollowsTheSpec() throws {
+        try Self.checkJSONDocument(har: OutsideCorpus.dev.file("android/traffic.har").path,
+                                   device: OutsideCorpus.dev.file("android/device.json").path, requests: 182, minimumFindings: 101)
+    }
+
+    static func checkJSONDocument(har: String, device: String, requests: Int, minimumFindings: Int) throws {
+        let r = run(["scan", har, "--device", device, "--rules", Self.rules, "--format", "json"])
         #expect(r.status == 0, "\(r.err)")
         let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
         #expect((doc["tool"] as? [String: Any])?["name"] as? String == "mouchard")
-        #expect(doc["requests"] as? Int == 182)
+        #expect(doc["requests"] as? Int == requests)
         let findings = try #require(doc["findings"] as? [[String: Any]])
-        #expect(findings.count > 100)
+        #expect(findings.count >= minimumFindings)
         for f in findings {
             for key in ["category", "type", "request", "destination", "where", "encoding", "evidence", "rule", "transport"] {
                 #expect(f[key] != nil, "missing \(key)")
@@ -77,6 +87,6 @@ import Testing
         var io2 = out.io
         io2.currentDirectory = dir.path
         #expect(Mouchard.main(["scan", "dev", "--device", Self.device, "--rules", Self.rules, "--fail-on", "device-id"], io: io2) == 3)
-        #expect(out.out.contains("182 requests inspected"))
+        #expect(out.out.contains("\(Self.requests) requests inspected"))
     }
 }

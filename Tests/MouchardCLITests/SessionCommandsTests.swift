@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MouchardFlow
 import MouchardStore
+import MouchardTestSupport
 @testable import MouchardCLI
 
 /// A temporary working directory for CLI runs.
@@ -22,11 +23,6 @@ private struct WorkDir {
     }
 }
 
-private let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
-private func devHAR(_ device: String) -> String {
-    repoRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/dev/\(device)/traffic.har").path
-}
 
 @Suite struct SessionCommandsTests {
     @Test func helpTexts() {
@@ -119,7 +115,7 @@ private func devHAR(_ device: String) -> String {
         #expect(!FileManager.default.fileExists(atPath: w.path + "/out.har"))
 
         // A session damaged after it was written: still one line naming the file, exit 1.
-        #expect(w.run(["import", devHAR("ios"), "-s", "d"]).status == 0)
+        #expect(w.run(["import", TestFiles.fixture("ios", "traffic.har").path, "-s", "d"]).status == 0)
         let h = try #require(FileHandle(forUpdatingAtPath: w.path + "/captures/d/session.sqlite"))
         try h.seek(toOffset: 8192)
         h.write(Data(repeating: 0xA5, count: 40_000))
@@ -131,17 +127,15 @@ private func devHAR(_ device: String) -> String {
     }
 
     /// Acceptance: import then export gives the same entries (method, URL, header list, request body).
-    @Test(arguments: ["ios", "android"])
-    func importThenExportKeepsEveryEntry(device: String) throws {
+    /// Returns the work folder (session `x` imported) for more checks; the caller cleans it up.
+    private func checkImportThenExportKeepsEveryEntry(_ har: String, flows n: Int) throws -> WorkDir {
         let w = WorkDir()
-        defer { w.cleanUp() }
-        let har = devHAR(device)
         let imported = w.run(["import", har, "--session", "x"])
         #expect(imported.status == 0)
-        #expect(imported.out == "imported 182 flows from \(har) into captures/x (flows 1-182)\n")
+        #expect(imported.out == "imported \(n) flows from \(har) into captures/x (flows 1-\(n))\n")
         let exported = w.run(["export", "x", "--har", "y.har"])
         #expect(exported.status == 0)
-        #expect(exported.out == "exported 182 flows from captures/x to y.har\n")
+        #expect(exported.out == "exported \(n) flows from captures/x to y.har\n")
         let original = try HARReader.read(Data(contentsOf: URL(fileURLWithPath: har)))
         let roundTripped = try HARReader.read(Data(contentsOf: URL(fileURLWithPath: w.path + "/y.har")))
         #expect(roundTripped.count == original.count)
@@ -155,17 +149,42 @@ private func devHAR(_ device: String) -> String {
         }
         let listing = w.run(["flows", "x"])
         #expect(listing.status == 0)
-        let lines = listing.out.split(separator: "\n")
-        #expect(lines.count == 182)
+        #expect(listing.out.split(separator: "\n").count == n)
+        return w
+    }
+
+    @Test(arguments: TestFiles.fixtureDevices)
+    func importThenExportKeepsEveryEntry(device: String) throws {
+        let har = TestFiles.fixture(device, "traffic.har").path
+        let w = try checkImportThenExportKeepsEveryEntry(har, flows: 35)
+        defer { w.cleanUp() }
         if device == "ios" {
-            // Query values are masked unless asked for.
-            #expect(lines.first == "  1  2026-10-05T07:41:40.215Z  POST https://api.chatterly.example/v1/presence?seq=179…215  200  65 B → 11 B")
-            #expect(!listing.out.contains("9F556435-F8AA-4567-BC63-F47D66BC8C22") && !listing.out.lowercased().contains("9f556435-f8aa"))
-            let full = w.run(["flows", "x", "--full-urls"])
-            #expect(full.out.split(separator: "\n").first == "  1  2026-10-05T07:41:40.215Z  POST https://api.chatterly.example/v1/presence?seq=1791186100215  200  65 B → 11 B")
-            #expect(full.out.contains("idfa=9F556435-F8AA-4567-BC63-F47D66BC8C22") || full.out.contains("idfa=9f556435-f8aa-4567-bc63-f47d66bc8c22"))
+            // Query values are masked unless asked for; the IDFA never shows in the masked listing.
+            let idfa = "1CE7A3D8-60D2-4F17-B911-B44ED4595414"
+            let listing = w.run(["flows", "x"]).out
+            #expect(listing.split(separator: "\n").first == " 1  2026-11-03T08:12:04.318Z  GET https://api.brindille.example/v3/config?platform=•••&build=•••&t=179…909  200  0 B → 44 B")
+            #expect(!listing.contains(idfa) && !listing.lowercased().contains("1ce7a3d8-60d2"))
+            let full = w.run(["flows", "x", "--full-urls"]).out
+            #expect(full.split(separator: "\n").first == " 1  2026-11-03T08:12:04.318Z  GET https://api.brindille.example/v3/config?platform=ios&build=321&t=1793700000909  200  0 B → 44 B")
+            #expect(full.contains("rdid=\(idfa)"))
         }
         // Importing again appends after what is there.
+        #expect(w.run(["import", har, "-s", "x"]).out.hasSuffix("(flows 36-70)\n"))
+    }
+
+    @Test(.requires(.dev), arguments: ["ios", "android"])
+    func devCorpusImportThenExportKeepsEveryEntry(device: String) throws {
+        let har = OutsideCorpus.dev.file("\(device)/traffic.har").path
+        let w = try checkImportThenExportKeepsEveryEntry(har, flows: 182)
+        defer { w.cleanUp() }
+        if device == "ios" {
+            let listing = w.run(["flows", "x"]).out
+            #expect(listing.split(separator: "\n").first == "  1  2026-10-05T07:41:40.215Z  POST https://api.chatterly.example/v1/presence?seq=179…215  200  65 B → 11 B")
+            #expect(!listing.contains("9F556435-F8AA-4567-BC63-F47D66BC8C22") && !listing.lowercased().contains("9f556435-f8aa"))
+            let full = w.run(["flows", "x", "--full-urls"]).out
+            #expect(full.split(separator: "\n").first == "  1  2026-10-05T07:41:40.215Z  POST https://api.chatterly.example/v1/presence?seq=1791186100215  200  65 B → 11 B")
+            #expect(full.contains("idfa=9F556435-F8AA-4567-BC63-F47D66BC8C22") || full.contains("idfa=9f556435-f8aa-4567-bc63-f47d66bc8c22"))
+        }
         #expect(w.run(["import", har, "-s", "x"]).out.hasSuffix("(flows 183-364)\n"))
     }
 

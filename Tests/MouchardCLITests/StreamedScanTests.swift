@@ -4,15 +4,16 @@ import MouchardFlow
 import MouchardInspection
 import MouchardReport
 import MouchardSniffer
+import MouchardTestSupport
 import Testing
 @testable import MouchardCLI
 
 /// `scan --format json|jsonl` streams findings as they are produced and builds the summary
 /// incrementally; its content must equal the non-streamed audit (all flows loaded, inspected
-/// together, summary built at once) on the dev corpus HAR and captures.
+/// together, summary built at once) on the fixtures' HAR and captures, and the dev corpus's when it is there.
 @Suite struct StreamedScanTests {
-    static let dev = ScanCaptureTests.dev
     static let rules = ScanCaptureTests.rules
+    static let files = ["android/traffic.har", "android/traffic.pcap", "ios/traffic.pcapng", "ios/traffic-sll.pcap"]
 
     /// The non-streamed document: flows loaded whole, `Inspector.inspect([Flow])`, `AuditSummary.build`.
     static func reference(_ path: String, device: String) throws -> [String: Any] {
@@ -52,10 +53,19 @@ import Testing
         String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
     }
 
-    @Test(arguments: ["android/traffic.har", "android/traffic.pcap", "ios/traffic.pcapng"])
+    @Test(arguments: files)
     func streamedOutputEqualsTheWholeAudit(_ file: String) throws {
-        let path = Self.dev.appendingPathComponent(file).path
-        let device = Self.dev.appendingPathComponent(file.hasPrefix("ios") ? "ios/device.json" : "android/device.json").path
+        try Self.checkStreamedOutputEqualsTheWholeAudit(TestFiles.fixtures, file)
+    }
+
+    @Test(.requires(.dev), arguments: files)
+    func devCorpusStreamedOutputEqualsTheWholeAudit(_ file: String) throws {
+        try Self.checkStreamedOutputEqualsTheWholeAudit(OutsideCorpus.dev.url, file)
+    }
+
+    static func checkStreamedOutputEqualsTheWholeAudit(_ root: URL, _ file: String) throws {
+        let path = root.appendingPathComponent(file).path
+        let device = root.appendingPathComponent(file.hasPrefix("ios") ? "ios/device.json" : "android/device.json").path
         let expected = try Self.reference(path, device: device)
         let json = run(["scan", path, "--device", device, "--rules", Self.rules, "--format", "json"])
         let jsonl = run(["scan", path, "--device", device, "--rules", Self.rules, "--format", "jsonl"])

@@ -1,5 +1,6 @@
 import Foundation
 import MouchardCodec
+import MouchardTestSupport
 import MouchardWire
 import Testing
 

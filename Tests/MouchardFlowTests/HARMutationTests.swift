@@ -1,4 +1,5 @@
 import Foundation
+import MouchardTestSupport
 import MouchardWire
 import Testing
 @testable import MouchardFlow
@@ -29,16 +30,17 @@ import Testing
     ]}}
     """#.utf8)
 
-    /// The first five entries of the iOS dev corpus HAR, as a HAR of their own.
+    /// The first five entries of the iOS fixture HAR, as a HAR of their own.
     static let corpusHAR: [UInt8] = {
-        let url = CorpusFiles.devHAR("ios")
+        let url = TestFiles.fixture("ios", "traffic.har")
         guard let data = try? Data(contentsOf: url),
               var root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              var log = root["log"] as? [String: Any], let entries = log["entries"] as? [Any]
-        else { return [] }
+              var log = root["log"] as? [String: Any], let entries = log["entries"] as? [Any], entries.count >= 5
+        else { fatalError("\(url.path): not a HAR with 5 entries (run Tests/Fixtures/make_fixtures.py)") }
         log["entries"] = Array(entries.prefix(5))
         root["log"] = log
-        return [UInt8]((try? JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted])) ?? Data())
+        guard let five = try? JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted]) else { fatalError("\(url.path)") }
+        return [UInt8](five)
     }()
 
     /// What every read must satisfy: flows, or a `HARError` with an offset inside the input or a path.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MouchardTestSupport
 import MouchardWire
 @testable import MouchardFlow
 
@@ -11,16 +12,14 @@ private func har(_ entries: String) -> String {
 }
 
 @Suite struct HARReaderTests {
-    /// Every entry of the dev corpus comes back with the HAR's method, URL, headers and request body
-    /// (checked against an independent parse with JSONSerialization).
-    @Test(arguments: ["ios", "android"])
-    func corpusEntriesMatchTheFile(device: String) throws {
-        let data = try Data(contentsOf: CorpusFiles.devHAR(device))
+    /// Every entry of a HAR comes back with the file's method, URL, headers and request body
+    /// (checked against an independent parse with JSONSerialization); returns the flows.
+    static func checkEntriesMatchTheFile(_ url: URL) throws -> [Flow] {
+        let data = try Data(contentsOf: url)
         let flows = try HARReader.read(data)
         let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let entries = try #require((root["log"] as? [String: Any])?["entries"] as? [[String: Any]])
         #expect(flows.count == entries.count)
-        #expect(flows.count == 182)
         for (k, (flow, entry)) in zip(flows, entries).enumerated() {
             #expect(flow.id == k + 1)
             #expect(flow.source == .har)
@@ -44,14 +43,33 @@ private func har(_ entries: String) -> String {
             #expect(ISO8601Time.format(flow.timings.started) == entry["startedDateTime"] as? String)
             #expect(flow.extras["connection"] == "\"\(entry["connection"] as? String ?? "")\"")
         }
-        let first = flows[0]
+        // Binary (gzip) request bodies decode from base64 and keep their magic bytes.
+        #expect(flows.contains { $0.request?.body.starts(with: [0x1f, 0x8b]) == true })
+        return flows
+    }
+
+    @Test(arguments: TestFiles.fixtureDevices)
+    func fixtureEntriesMatchTheFile(device: String) throws {
+        let flows = try Self.checkEntriesMatchTheFile(TestFiles.fixture(device, "traffic.har"))
+        #expect(flows.count == 35)
+        // Binary protobuf bodies too, and timings as written by the generator.
+        #expect(flows.contains { $0.request?.headers["Content-Type"] == "application/x-protobuf" && $0.request?.body.first == 0x0A })
+        let first = try #require(flows.first)
+        #expect(first.request?.head.target.hasPrefix("/v3/config?platform=") == true)
+        #expect(first.timings.send == 1.25 && first.timings.wait == 40 && first.timings.blocked == nil)
+        #expect(first.server == Endpoint(address: "198.51.100.20", port: 443))
+    }
+
+    @Test(.requires(.dev), arguments: ["ios", "android"])
+    func devCorpusEntriesMatchTheFile(device: String) throws {
+        let flows = try Self.checkEntriesMatchTheFile(OutsideCorpus.dev.file("\(device)/traffic.har"))
+        #expect(flows.count == 182)
         if device == "ios" {
+            let first = flows[0]
             #expect(first.request?.head.target == "/v1/presence?seq=1791186100215")
             #expect(first.timings.send == 1.857 && first.timings.wait == 87.805 && first.timings.blocked == nil)
             #expect(first.server == Endpoint(address: "198.51.100.137", port: 443))
         }
-        // Binary (gzip) request bodies decode from base64 and keep their magic bytes.
-        #expect(flows.contains { $0.request?.body.starts(with: [0x1f, 0x8b]) == true })
     }
 
     @Test func chromeStyle() throws {

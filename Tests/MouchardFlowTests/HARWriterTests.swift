@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MouchardTestSupport
 import MouchardWire
 @testable import MouchardFlow
 
@@ -61,9 +62,10 @@ enum SampleFlows {
 @Suite struct HARWriterTests {
     let writer = HARWriter(creatorVersion: "9.9.9")
 
-    @Test(arguments: ["ios", "android"])
-    func corpusRoundTrip(device: String) throws {
-        let first = try HARReader.read(Data(contentsOf: CorpusFiles.devHAR(device)))
+    /// A HAR read, written by Mouchard and read again gives the same flows.
+    func checkRoundTrip(_ url: URL) throws {
+        let first = try HARReader.read(Data(contentsOf: url))
+        #expect(!first.isEmpty)
         let second = try HARReader.read(writer.document(first))
         #expect(second.count == first.count)
         for (a, b) in zip(first, second) {
@@ -74,6 +76,12 @@ enum SampleFlows {
             #expect(a == b, "flow \(a.id)")
         }
     }
+
+    @Test(arguments: TestFiles.fixtureDevices)
+    func fixtureRoundTrip(device: String) throws { try checkRoundTrip(TestFiles.fixture(device, "traffic.har")) }
+
+    @Test(.requires(.dev), arguments: ["ios", "android"])
+    func devCorpusRoundTrip(device: String) throws { try checkRoundTrip(OutsideCorpus.dev.file("\(device)/traffic.har")) }
 
     @Test func everyFieldSurvivesARoundTrip() throws {
         let flows = SampleFlows.all()

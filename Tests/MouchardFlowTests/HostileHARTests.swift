@@ -1,4 +1,5 @@
 import Foundation
+import MouchardTestSupport
 import MouchardWire
 import Testing
 @testable import MouchardFlow
@@ -42,8 +43,9 @@ import Testing
     }
 
     /// Truncations and byte flips of a real HAR end in a `HARError` or in flows, never in a crash.
-    @Test func damagedCorpusNeverCrashes() throws {
-        let bytes = [UInt8](try Data(contentsOf: CorpusFiles.devHAR("android")))
+    static func checkDamagedHARNeverCrashes(_ url: URL) throws {
+        let bytes = [UInt8](try Data(contentsOf: url))
+        let entries = try HARReader.read(bytes: bytes).count
         var errors = 0
         var generator = SplitMix64(seed: 42)
         for k in 0..<150 {
@@ -57,12 +59,18 @@ import Testing
             }
             do {
                 let flows = try HARReader.read(bytes: damaged)
-                #expect(flows.count <= 182)
+                #expect(flows.count <= entries)
             } catch {
                 errors += 1
                 #expect(!error.description.isEmpty)
             }
         }
         #expect(errors >= 75, "every truncation is an error")
+    }
+
+    @Test func damagedFixtureNeverCrashes() throws { try Self.checkDamagedHARNeverCrashes(TestFiles.fixture("android", "traffic.har")) }
+
+    @Test(.requires(.dev)) func damagedCorpusNeverCrashes() throws {
+        try Self.checkDamagedHARNeverCrashes(OutsideCorpus.dev.file("android/traffic.har"))
     }
 }

@@ -2,18 +2,27 @@ import Foundation
 import Synchronization
 import Testing
 import MouchardFlow
+import MouchardTestSupport
 @testable import MouchardInspection
 
-/// The span cache of header values answers what the scan answers: for the dev corpus's values,
-/// for values that take each other's slots, for values past its size limit, and from many threads.
+/// The span cache of header values answers what the scan answers: for the header values of real
+/// app traffic (the fixtures', and the dev corpus's when it is there), for values that take each
+/// other's slots, for values past its size limit, and from many threads.
 @Suite struct HeaderSpanCacheTests {
-    static let values: [[UInt8]] = {
+    /// The header values of the HAR files.
+    static func headerValues(_ hars: [URL]) throws -> [[UInt8]] {
         var out: [[UInt8]] = []
-        for d in ["ios", "android"] {
-            let url = TestSupport.corpus.appendingPathComponent("dev/\(d)/traffic.har")
-            guard let flows = try? HARReader.read(Data(contentsOf: url)) else { continue }
-            for flow in flows { for f in flow.request?.headers.fields ?? [] { out.append(f.valueBytes) } }
+        for url in hars {
+            for flow in try HARReader.read(Data(contentsOf: url)) {
+                for f in flow.request?.headers.fields ?? [] { out.append(f.valueBytes) }
+            }
         }
+        return out
+    }
+
+    static let values: [[UInt8]] = {
+        let hars = TestFiles.fixtureDevices.map { TestFiles.fixture($0, "traffic.har") }
+        guard var out = try? headerValues(hars), out.count > 400 else { fatalError("fixture HAR files unreadable: \(hars)") }
         // More distinct values than slots, and one past the size limit.
         for k in 0..<600 { out.append(Array("x-\(k) +49 151 2345 \(k) Margot Quintin 52.5163".utf8)) }
         out.append(Array(repeating: 0x41, count: HeaderSpanCache.maxValueBytes + 1))
@@ -26,6 +35,19 @@ import MouchardFlow
         for _ in 0..<2 {
             for v in Self.values {
                 #expect(kv.headerSpans.spans(of: v) { kv.spans($0[...]) } == kv.spans(v[...]))
+            }
+        }
+    }
+
+    @Test(.requires(.dev)) func devCorpusCachedSpansAreTheScansSpans() throws {
+        let values = try Self.headerValues(["ios", "android"].map { OutsideCorpus.dev.file("\($0)/traffic.har") })
+        #expect(values.count > 1000)
+        for profile in try [TestSupport.profile()] + ["ios", "android"].map({
+            try DeviceProfile.load([UInt8](try Data(contentsOf: OutsideCorpus.dev.file("\($0)/device.json"))), file: "device.json")
+        }) {
+            let kv = KnownValueMatcher(profile: profile)
+            for _ in 0..<2 {
+                for v in values { #expect(kv.headerSpans.spans(of: v) { kv.spans($0[...]) } == kv.spans(v[...])) }
             }
         }
     }

@@ -1,15 +1,12 @@
 import Foundation
 import MouchardCodec
 import MouchardFlow
+import MouchardTestSupport
 import MouchardWire
 @testable import MouchardInspection
 
 /// Builders shared by the inspection tests: requests, flows, the repo's rule set.
 enum TestSupport {
-    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let corpus = repoRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
-
     static func request(_ method: String = "GET", _ url: String, headers: [(String, String)] = [], body: [UInt8] = []) -> HTTPRequest {
         let parts = URLParts(absolute: url)!
         var h = HTTPHeaders()
@@ -27,7 +24,7 @@ enum TestSupport {
     }
 
     static func rules() throws -> RuleSet {
-        let dir = repoRoot.appendingPathComponent("Rules")
+        let dir = TestFiles.rules
         var sets: [RuleSet] = []
         for name in try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() where name.hasSuffix(".json") && name != "trackers.json" {
             sets.append(try RuleFileLoader.load([UInt8](try Data(contentsOf: dir.appendingPathComponent(name))), file: name))
@@ -55,6 +52,20 @@ enum TestSupport {
     """
 
     static func profile() throws -> DeviceProfile { try DeviceProfile.load(Array(profileJSON.utf8), file: "test.json") }
+
+    /// The profile of a fixture phone (Tests/Fixtures/<device>/device.json).
+    static func fixtureProfile(_ device: String) -> DeviceProfile {
+        let url = TestFiles.fixture(device, "device.json")
+        do { return try DeviceProfile.load([UInt8](try Data(contentsOf: url)), file: "device.json") } catch {
+            fatalError("\(url.path): \(error)")
+        }
+    }
+
+    /// A profile file's profile and its session's flows: `dir` holds device.json and traffic.har.
+    static func session(_ dir: URL) throws -> (profile: DeviceProfile, flows: [Flow]) {
+        let profile = try DeviceProfile.load([UInt8](try Data(contentsOf: dir.appendingPathComponent("device.json"))), file: "device.json")
+        return (profile, try HARReader.read(Data(contentsOf: dir.appendingPathComponent("traffic.har"))))
+    }
 
     static func base64(_ s: String) -> String { Data(s.utf8).base64EncodedString() }
     static func base64url(_ s: String) -> String {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MouchardCodec
 import MouchardFlow
+import MouchardTestSupport
 @testable import MouchardInspection
 
 /// In profile mode the walk skips the parts of a request (query pairs, headers, cookies, path
@@ -16,11 +17,18 @@ import MouchardFlow
         return (pruned, full)
     }
 
-    @Test(arguments: ["ios", "android"])
+    @Test(arguments: TestFiles.fixtureDevices)
+    func fixtureFindingsAreThoseOfTheFullWalk(device: String) throws {
+        try checkFindingsAreThoseOfTheFullWalk(TestFiles.fixtures.appendingPathComponent(device), atLeast: 40)
+    }
+
+    @Test(.requires(.dev), arguments: ["ios", "android"])
     func devCorpusFindingsAreThoseOfTheFullWalk(device: String) throws {
-        let dir = TestSupport.corpus.appendingPathComponent("dev/\(device)")
-        let flows = try HARReader.read(Data(contentsOf: dir.appendingPathComponent("traffic.har")))
-        let profile = try DeviceProfile.load([UInt8](try Data(contentsOf: dir.appendingPathComponent("device.json"))), file: "device.json")
+        try checkFindingsAreThoseOfTheFullWalk(OutsideCorpus.dev.file(device), atLeast: 201)
+    }
+
+    func checkFindingsAreThoseOfTheFullWalk(_ dir: URL, atLeast minimum: Int) throws {
+        let (profile, flows) = try TestSupport.session(dir)
         let (pruned, full) = try pair(profile)
         var total = 0
         for flow in flows {
@@ -28,7 +36,7 @@ import MouchardFlow
             #expect(a == b, "flow \(flow.id) \(flow.request?.url ?? "")")
             total += a.count
         }
-        #expect(total > 200)
+        #expect(total >= minimum)
     }
 
     /// Held-out requests where the value hides behind a decoder next to plenty of unrelated parts.

@@ -1,6 +1,7 @@
 import Foundation
 import MouchardCodec
 import MouchardFlow
+import MouchardTestSupport
 import MouchardWire
 @testable import MouchardInspection
 

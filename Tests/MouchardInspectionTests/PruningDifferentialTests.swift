@@ -1,5 +1,6 @@
 import Foundation
 import MouchardFlow
+import MouchardTestSupport
 import MouchardWire
 import Testing
 @testable import MouchardInspection
@@ -13,21 +14,29 @@ import Testing
 @Suite struct PruningDifferentialTests {
     static let iterations = ByteMutator.iterations(default: 300, environment: ProcessInfo.processInfo.environment)
 
-    /// The held-out profile and both dev-corpus profiles.
+    static let seeds: [UInt64] = [0xD1FF_0001, 0xD1FF_0002, 0xD1FF_0003]
+
+    /// The held-out profile and the two fixture phones'.
     static func profiles() throws -> [DeviceProfile] {
-        var out = [try TestSupport.profile()]
-        for device in ["ios", "android"] {
-            let file = TestSupport.corpus.appendingPathComponent("dev/\(device)/device.json")
-            out.append(try DeviceProfile.load([UInt8](try Data(contentsOf: file)), file: "device.json"))
-        }
-        return out
+        [try TestSupport.profile()] + TestFiles.fixtureDevices.map(TestSupport.fixtureProfile)
     }
 
-    @Test(arguments: [0xD1FF_0001, 0xD1FF_0002, 0xD1FF_0003] as [UInt64])
+    @Test(arguments: seeds)
     func prunedFindingsAreThoseOfTheFullWalk(seed: UInt64) throws {
-        let rules = try TestSupport.rules()
         let profiles = try Self.profiles()
-        let profile = profiles[Int(seed % UInt64(profiles.count))]
+        try checkPrunedFindingsAreThoseOfTheFullWalk(seed: seed, profile: profiles[Int(seed % UInt64(profiles.count))])
+    }
+
+    /// The same with the dev corpus's profiles (ios, android, and ios again).
+    @Test(.requires(.dev), arguments: seeds)
+    func prunedFindingsAreThoseOfTheFullWalkForTheDevProfiles(seed: UInt64) throws {
+        let device = ["ios", "android", "ios"][Int(seed % 3)]
+        let file = OutsideCorpus.dev.file("\(device)/device.json")
+        try checkPrunedFindingsAreThoseOfTheFullWalk(seed: seed, profile: try DeviceProfile.load([UInt8](try Data(contentsOf: file)), file: "device.json"))
+    }
+
+    func checkPrunedFindingsAreThoseOfTheFullWalk(seed: UInt64, profile: DeviceProfile) throws {
+        let rules = try TestSupport.rules()
         let pruned = Inspector(rules: rules, profile: profile)
         var full = pruned
         full.rawPrefilter = false

@@ -1,25 +1,35 @@
 import Foundation
 import Testing
 import MouchardFlow
+import MouchardTestSupport
 @testable import MouchardInspection
 
 /// The profile's span scan (`KnownValueMatcher.spans`) is one fused pass over the bytes; these
 /// tests hold it to the plain scans it replaces (a reference kept here, one loop per kind of
 /// span) on the dev corpus, on crafted and on random bytes, and on hostile input.
 @Suite struct SpanScanTests {
-    /// The test profile and the dev corpus's, with 16-bit transitions as built for them, and the
-    /// dev iOS profile again with 32-bit ones (the path a profile past 2 MB of rows takes).
+    /// The held-out test profile and the two fixture phones', with 16-bit transitions as built for
+    /// them, and the fixture iPhone's again with 32-bit ones (the path a profile past 2 MB of rows takes).
     static let matchers: [KnownValueMatcher] = {
         var out = [KnownValueMatcher(profile: try! TestSupport.profile())]
-        for d in ["ios", "android"] {
-            let url = TestSupport.corpus.appendingPathComponent("dev/\(d)/device.json")
-            if let data = try? Data(contentsOf: url), let p = try? DeviceProfile.load([UInt8](data), file: "device.json") {
-                out.append(KnownValueMatcher(profile: p))
-                if d == "ios" { out.append(KnownValueMatcher(profile: p, narrowTransitions: false)) }
-            }
+        for d in TestFiles.fixtureDevices {
+            let p = TestSupport.fixtureProfile(d)
+            out.append(KnownValueMatcher(profile: p))
+            if d == "ios" { out.append(KnownValueMatcher(profile: p, narrowTransitions: false)) }
         }
         return out
     }()
+
+    /// The dev corpus's two profiles (only read when the corpus is there), the iOS one in both widths.
+    static func devMatchers() throws -> [KnownValueMatcher] {
+        var out: [KnownValueMatcher] = []
+        for d in ["ios", "android"] {
+            let p = try DeviceProfile.load([UInt8](try Data(contentsOf: OutsideCorpus.dev.file("\(d)/device.json"))), file: "device.json")
+            out.append(KnownValueMatcher(profile: p))
+            if d == "ios" { out.append(KnownValueMatcher(profile: p, narrowTransitions: false)) }
+        }
+        return out
+    }
 
     @Test func bothTransitionWidthsAreScanned() {
         // Every test here runs on each matcher: the wide one must really be wide.
@@ -34,12 +44,12 @@ import MouchardFlow
         #expect(fast == reference, "\(note) \(String(decoding: bytes.prefix(200), as: UTF8.self))", sourceLocation: sourceLocation)
     }
 
-    @Test func corpusPartsGiveTheReferenceSpans() throws {
-        for d in ["ios", "android"] {
-            let url = TestSupport.corpus.appendingPathComponent("dev/\(d)/traffic.har")
+    /// Every request part (target, header values, body) of the HAR files gives the reference spans.
+    func checkPartsGiveTheReferenceSpans(_ hars: [URL], _ matchers: [KnownValueMatcher]) throws {
+        for url in hars {
             let flows = try HARReader.read(Data(contentsOf: url))
-            #expect(flows.count > 100)
-            for kv in Self.matchers {
+            #expect(flows.count >= 30)
+            for kv in matchers {
                 for flow in flows {
                     guard let r = flow.request else { continue }
                     same(kv, Array(r.head.target.utf8))
@@ -50,45 +60,92 @@ import MouchardFlow
         }
     }
 
+    @Test func fixturePartsGiveTheReferenceSpans() throws {
+        try checkPartsGiveTheReferenceSpans(TestFiles.fixtureDevices.map { TestFiles.fixture($0, "traffic.har") }, Self.matchers)
+    }
+
+    @Test(.requires(.dev)) func devCorpusPartsGiveTheReferenceSpans() throws {
+        try checkPartsGiveTheReferenceSpans(["ios", "android"].map { OutsideCorpus.dev.file("\($0)/traffic.har") },
+                                            Self.matchers + Self.devMatchers())
+    }
+
+    /// The crafted cases below, for the dev corpus's profiles (whose values many of them were written around).
+    @Test(.requires(.dev)) func craftedBytesGiveTheReferenceSpansForTheDevProfiles() throws {
+        for kv in try Self.devMatchers() {
+            for c in Self.craftedCases + Self.profileCases { same(kv, Array(c.utf8)) }
+        }
+    }
+
+    static let craftedCases = [
+        "", "x", "\\", "%", "%4", "%41", "+", "(", ".", "1.", ".5", "x\u{9C}",
+        "tel=+33 6 45 78 12 90&b=0645781290", "a(06 45 78 12 90)", "x(0612 (06 45 78 12 90)", "123+33645781290",
+        "+33 (0)6 45 78 12 90", "(+33) 6-45-78-12-90", "06.45.78.12.90/", "0033645781290 1234567890123456789",
+        "lat=47.0864&lon=2.3913&la=-47.08640&x=470864000", "47086400 2391300 23913000",
+        "first=Lucas&last=Bernard&n=LUCAS-BERNARD&o='lucas'", "Chloé Petit chloe.petit@example.org",
+        "62ab60504d9c12f31d488a4da2ece740e455feea", "9F556435-F8AA-4567-BC63-F47D66BC8C22",
+        "6c756361732e6265726e617264406578616d706c652e6e6574", "bHVjYXMuYmVybmFyZEBleGFtcGxlLm5ldA==",
+        "{\"a\":\"\\u00e9\",\"b\":[1,2,3],\"z\":\"x\u{1}\"}", "\u{1F}\u{8B}\u{8}", "x\u{DA}", "x^", "x\u{1}",
+        "Bearer hpIcUULKQ1Yxtj0rbvc7X84yyEONTu0FVyaGAPw0", "Chatterly/5.12.0 (iPhone; iOS 17.1.2; Scale/3.00)",
+        // Name parts at the edges of words (matched as patterns): `-` and `'` before a word,
+        // bytes >= `A` glued on either side, other cases, bytes that are not ASCII.
+        "x-lucas", "--lucas", "'lucas'", "-'Lucas-", "lucas_x", "_lucas", "lucasé", "élucas", "LuCaS", "1lucas2",
+        "a'-lucas", "[lucas]", "lucas\\u00e9", "Léa Roux", "lea;roux", "ROUX", "Roux'", "hugo-lefevre", "ines\u{80}",
+        // Base64 runs with and without upper case letters, padded or not, near the lengths that count.
+        "abcdefghij==", "abcdefghijk=", "abcdefghi==", "abcdefghijkl&", "/abcdefghijklmnop/Qrstuvwxyz0123",
+        "userId=1&sessionToken=ZGV2aWNl", "Abcdefghij==", "AbcdefghiJ=", "bHVjYXMuYmVybmFyZEBleGFtcGxlLm5ldA",
+        // Padded runs without an upper case letter that the walk may cut (`+`): `=` ends them.
+        "+e-5-b0e42axc8=", ".F=+e-5-b0e42axc8=&2c7", "x=ab+cdefghijkl==", "abcdefghi+j=", "abcdefgh+j=",
+        // Stretches of digits only as long as their hex run: fixed-point latitudes (the dev
+        // iOS profile's, 47.0864) with leading zeros up to 11 digits and beyond, timestamps;
+        // hex of text with an odd number of digits.
+        "t=4708640&", "t=0004708640&", "t=00004708640&", "t=000004708640&", "t=047086400,", "t=0470864000}",
+        "ts=1791186240814&", "ts=1791186240&", "6c756361732e6265726e617264406578616d706c652e6e65740",
+        // Decimal points, read only after an integer part near the latitude (the dev profiles'
+        // 47.0864 and 43.6019): leading zeros, more digits, signs, dots around, no decimals.
+        "lat=47.0864", "lat=047.0864", "147.0864", "1047.0864", "-47.09", "46.99,47.", "47.1.2", "v4.7.0864",
+        "47.x", "x47.09", "447.09", "0047.08640", "43.6019", "-043.60", "42.9", "143.61", "43..6", ".43.6",
+        // Hex of text after bytes that are glue (no event) and bytes that are not, at the
+        // start, digits-only stretches after a letter (the stretch reads the hex lane).
+        "4d6172676f74206c", "&4d6172676f74206c", "-4d6172676f74206c&", "g4d6172676f74206c&", "_4d6172676f74206c\"",
+        ".4d6172676f74206c ", "=4d6172676f74206c", ":4d6172676f74206c/", " 4d6172676f74206c%41", "\"4d6172676f74206c\\",
+        "v1791186240814&", "v4708640&", "v0004708640 ", "x-4708640&", "id=v1791186240&", "G4708640_",
+    ]
+
+    /// The same shapes made from each fixture profile's own values: e-mail in hex and base64, phone
+    /// numbers as written and reformatted, the location with leading zeros, signs, fixed point and
+    /// stray dots, name parts glued to other bytes.
+    static let profileCases: [String] = TestFiles.fixtureDevices.flatMap { device -> [String] in
+        let p = TestSupport.fixtureProfile(device)
+        var out: [String] = []
+        for email in p.ownerEmails {
+            let hex = Array(email.utf8).map { String(format: "%02x", $0) }.joined()
+            out += [email, hex, "&" + hex, "g" + hex + "&", hex + "0", TestSupport.base64(email), TestSupport.base64url(email)]
+        }
+        for phone in p.ownerPhones + p.contacts.flatMap(\.phones) {
+            let digits = phone.filter(\.isNumber)
+            out += ["tel=" + phone + "&", "(" + phone + ")", phone.replacingOccurrences(of: " ", with: "-"), "00" + digits, "x" + digits + "1"]
+        }
+        if let location = p.location {
+            let lat = location.latitude, lon = location.longitude
+            for f in ["%.4f", "%.6f", "0%.4f", "-%.2f", "1%.4f", "%.1f"] {
+                out += [String(format: "lat=\(f)", lat), String(format: "lon=\(f)", lon), String(format: "\(f),\(f)", lat, lon)]
+            }
+            out += ["t=\(Int(lat * 100_000))&", "t=000\(Int(abs(lat) * 100_000))&", String(format: "v%.4f.1", lat), String(format: "%.4f.", lat)]
+        }
+        for part in (p.ownerName ?? "").split(separator: " ") + p.contacts.flatMap({ ($0.name ?? "").split(separator: " ") }) {
+            let w = String(part)
+            out += ["x-" + w.lowercased(), "'" + w + "'", w.uppercased(), "_" + w + "_", w + "é", "1" + w + "2"]
+        }
+        for (_, value) in p.identifiers { out += [value, value.lowercased(), value.uppercased() + "=", "x" + value] }
+        return out
+    }
+
     @Test func craftedBytesGiveTheReferenceSpans() throws {
-        let cases = [
-            "", "x", "\\", "%", "%4", "%41", "+", "(", ".", "1.", ".5", "x\u{9C}",
-            "tel=+33 6 45 78 12 90&b=0645781290", "a(06 45 78 12 90)", "x(0612 (06 45 78 12 90)", "123+33645781290",
-            "+33 (0)6 45 78 12 90", "(+33) 6-45-78-12-90", "06.45.78.12.90/", "0033645781290 1234567890123456789",
-            "lat=47.0864&lon=2.3913&la=-47.08640&x=470864000", "47086400 2391300 23913000",
-            "first=Lucas&last=Bernard&n=LUCAS-BERNARD&o='lucas'", "Chloé Petit chloe.petit@example.org",
-            "62ab60504d9c12f31d488a4da2ece740e455feea", "9F556435-F8AA-4567-BC63-F47D66BC8C22",
-            "6c756361732e6265726e617264406578616d706c652e6e6574", "bHVjYXMuYmVybmFyZEBleGFtcGxlLm5ldA==",
-            "{\"a\":\"\\u00e9\",\"b\":[1,2,3],\"z\":\"x\u{1}\"}", "\u{1F}\u{8B}\u{8}", "x\u{DA}", "x^", "x\u{1}",
-            "Bearer hpIcUULKQ1Yxtj0rbvc7X84yyEONTu0FVyaGAPw0", "Chatterly/5.12.0 (iPhone; iOS 17.1.2; Scale/3.00)",
-            // Name parts at the edges of words (matched as patterns): `-` and `'` before a word,
-            // bytes >= `A` glued on either side, other cases, bytes that are not ASCII.
-            "x-lucas", "--lucas", "'lucas'", "-'Lucas-", "lucas_x", "_lucas", "lucasé", "élucas", "LuCaS", "1lucas2",
-            "a'-lucas", "[lucas]", "lucas\\u00e9", "Léa Roux", "lea;roux", "ROUX", "Roux'", "hugo-lefevre", "ines\u{80}",
-            // Base64 runs with and without upper case letters, padded or not, near the lengths that count.
-            "abcdefghij==", "abcdefghijk=", "abcdefghi==", "abcdefghijkl&", "/abcdefghijklmnop/Qrstuvwxyz0123",
-            "userId=1&sessionToken=ZGV2aWNl", "Abcdefghij==", "AbcdefghiJ=", "bHVjYXMuYmVybmFyZEBleGFtcGxlLm5ldA",
-            // Padded runs without an upper case letter that the walk may cut (`+`): `=` ends them.
-            "+e-5-b0e42axc8=", ".F=+e-5-b0e42axc8=&2c7", "x=ab+cdefghijkl==", "abcdefghi+j=", "abcdefgh+j=",
-            // Stretches of digits only as long as their hex run: fixed-point latitudes (the dev
-            // iOS profile's, 47.0864) with leading zeros up to 11 digits and beyond, timestamps;
-            // hex of text with an odd number of digits.
-            "t=4708640&", "t=0004708640&", "t=00004708640&", "t=000004708640&", "t=047086400,", "t=0470864000}",
-            "ts=1791186240814&", "ts=1791186240&", "6c756361732e6265726e617264406578616d706c652e6e65740",
-            // Decimal points, read only after an integer part near the latitude (the dev profiles'
-            // 47.0864 and 43.6019): leading zeros, more digits, signs, dots around, no decimals.
-            "lat=47.0864", "lat=047.0864", "147.0864", "1047.0864", "-47.09", "46.99,47.", "47.1.2", "v4.7.0864",
-            "47.x", "x47.09", "447.09", "0047.08640", "43.6019", "-043.60", "42.9", "143.61", "43..6", ".43.6",
-            // Hex of text after bytes that are glue (no event) and bytes that are not, at the
-            // start, digits-only stretches after a letter (the stretch reads the hex lane).
-            "4d6172676f74206c", "&4d6172676f74206c", "-4d6172676f74206c&", "g4d6172676f74206c&", "_4d6172676f74206c\"",
-            ".4d6172676f74206c ", "=4d6172676f74206c", ":4d6172676f74206c/", " 4d6172676f74206c%41", "\"4d6172676f74206c\\",
-            "v1791186240814&", "v4708640&", "v0004708640 ", "x-4708640&", "id=v1791186240&", "G4708640_",
-        ]
         for kv in Self.matchers {
-            for c in cases { same(kv, Array(c.utf8)) }
+            for c in Self.craftedCases + Self.profileCases { same(kv, Array(c.utf8)) }
             same(kv, [0x31, 0x78, 0x9C, 0x1F, 0x8B])
         }
+        #expect(Self.profileCases.count > 150)
     }
 
     @Test func randomBytesGiveTheReferenceSpans() {
@@ -188,8 +245,8 @@ import MouchardFlow
                 }
                 #expect(fast == reference, "\(String(decoding: bytes, as: UTF8.self))")
             }
-            // The dev iOS profile's numbers, as written and with a trunk 0 after the country code.
-            let written = Array("tel +33 6 45 78 12 90, 06 22 41 87 03; +33 (0)7 55 30 12 89".utf8)
+            // Numbers as written and with a trunk 0 after the country code.
+            let written = Array("tel +33 6 39 98 27 41, 06 39 98 73 08; +33 (0)6 39 98 14 67; +44 (0)7700 900461, 020 7946 0372".utf8)
             written.withUnsafeBufferPointer { kv.phoneRuns($0) { _, _, _ in found += 1 } }
         }
         #expect(found >= 3)
@@ -238,7 +295,7 @@ struct SplitMix {
 @Suite struct SpanCheckShortcutTests {
     @Test func nameWordsAreThePartsAsLookedUp() {
         var rng = SplitMix(seed: 11)
-        let alphabet = Array("lucasbernardLUCASBERNARDchloépetitantoinemoreauzqxé-'".utf8)
+        let alphabet = Array("maëlledufresneMAËLLEDUFRESNEoliverpembertongraceo'neillpriyashahzqxé-'".utf8)
         for kv in SpanScanTests.matchers where !kv.namePartLengths.isEmpty {
             var words: [[UInt8]] = kv.nameParts.keys.map { Array($0.utf8) } + kv.nameParts.keys.map { Array($0.uppercased().utf8) }
             // Capitalized parts, and words that start, end and are as long as a part but differ inside

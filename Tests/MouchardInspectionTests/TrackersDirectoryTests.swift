@@ -1,12 +1,11 @@
 import Foundation
+import MouchardTestSupport
 import Testing
 @testable import MouchardInspection
 
-/// The repository's `Rules/trackers.json`, found from this file's path.
+/// The repository's `Rules/trackers.json`.
 func bundledTrackerDirectoryData() throws -> Data {
-    let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    return try Data(contentsOf: repoRoot.appendingPathComponent("Rules/trackers.json"))
+    try Data(contentsOf: TestFiles.rules.appendingPathComponent("trackers.json"))
 }
 
 func loadBundledTrackerDirectory() throws -> TrackerDirectory {

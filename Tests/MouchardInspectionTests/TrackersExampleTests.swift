@@ -1,4 +1,5 @@
 import Foundation
+import MouchardTestSupport
 import Testing
 @testable import MouchardInspection
 
@@ -11,9 +12,7 @@ struct TrackersExampleTests {
     }
 
     func exampleRequests() throws -> ExampleRequests {
-        let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let data = try Data(contentsOf: repoRoot.appendingPathComponent("captures/example/traffic.har"))
+        let data = try Data(contentsOf: TestFiles.repositoryRoot.appendingPathComponent("captures/example/traffic.har"))
         let object = try JSONSerialization.jsonObject(with: data)
         let har = try #require(object as? [String: Any])
         let log = try #require(har["log"] as? [String: Any])

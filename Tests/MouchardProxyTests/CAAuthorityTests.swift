@@ -1,4 +1,5 @@
 import Foundation
+import MouchardTestSupport
 import Synchronization
 import Testing
 @testable import MouchardTLS
@@ -35,7 +36,7 @@ import Testing
         #expect(try CertificateAuthority.loadOrCreate(directory: home).certificate.sha256Fingerprint == all[0])
     }
 
-    @Test func rootCertificateIsACAWithSensibleNameAndValidity() throws {
+    @Test(.requires(.openssl)) func rootCertificateIsACAWithSensibleNameAndValidity() throws {
         let authority = try CertificateAuthority.loadOrCreate(directory: try makeTemporaryDirectory())
         let certificate = authority.certificate
         #expect(certificate.commonName?.hasPrefix("Mouchard CA (") == true)

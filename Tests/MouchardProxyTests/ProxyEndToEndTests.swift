@@ -1,14 +1,15 @@
 import Foundation
-import Testing
 import MouchardCodec
 import MouchardFlow
 import MouchardInspection
 import MouchardPosix
 import MouchardProxy
+import MouchardTestSupport
+import Testing
 
 /// The proxy on loopback with real clients (curl, Python's urllib) against real origins
 /// (Python http.server, plain and TLS with a test CA made by the openssl CLI).
-@Suite(.serialized) struct ProxyEndToEndTests {
+@Suite(.serialized, .requires(.curl), .requires(.python3), .requires(.openssl)) struct ProxyEndToEndTests {
     static let idfa = "6D92078A-8246-4BA4-AE5B-76104861E7DC"
 
     func curl(_ args: [String]) throws -> (status: Int32, output: Data) {

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
+import MouchardTestSupport
 import MouchardTLS
+import Testing
 
 @Suite struct TLSLeafTests {
-    @Test func leafVerifiesAgainstTheCAAndFollowsApplesRules() throws {
+    @Test(.requires(.openssl)) func leafVerifiesAgainstTheCAAndFollowsApplesRules() throws {
         let fixture = try TLSFixture()
         let upstream = CertificateNames(dnsNames: ["www.example.test", "*.cdn.example.test"], ipAddresses: ["192.0.2.7"],
                                         commonName: "example.test")

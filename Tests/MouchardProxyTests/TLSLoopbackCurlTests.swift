@@ -1,6 +1,7 @@
 import Foundation
-import Testing
+import MouchardTestSupport
 import MouchardTLS
+import Testing
 
 /// A one-connection TLS server on 127.0.0.1 with a blocking socket, driving a TLSServerSession:
 /// real clients (curl) against our engine. Test-only; the proxy has its own event loop.
@@ -99,7 +100,7 @@ final class LoopbackTLSServer: @unchecked Sendable {
 
 func runCurl(_ arguments: [String]) throws -> (status: Int32, output: String) { try runTool("curl", arguments) }
 
-@Suite struct TLSLoopbackCurlTests {
+@Suite(.requires(.curl)) struct TLSLoopbackCurlTests {
     @Test func curlTrustingOurCAGetsTheResponseOverHTTP1() throws {
         let keyLogPath = try makeTemporaryDirectory() + "/keys.log"
         let fixture = try TLSFixture(keyLog: try TLSKeyLog(path: keyLogPath))

@@ -3,6 +3,7 @@ import MouchardFindings
 import Testing
 import MouchardFlow
 import MouchardInspection
+import MouchardTestSupport
 @testable import MouchardReport
 
 @Suite(.serialized) struct AdversarialTests {
@@ -43,7 +44,7 @@ import MouchardInspection
         return url
     }
 
-    @Test func harnessSeesInjectedScriptsAndElements() throws {
+    @Test(.requires(.chromium)) func harnessSeesInjectedScriptsAndElements() throws {
         // Control: the same payloads written WITHOUT escaping must be caught, proving that the browser
         // runs scripts during --dump-dom and that the DOM check sees injected elements.
         let raw = "<!DOCTYPE html><html><head><title>control</title></head><body><p>"
@@ -57,7 +58,7 @@ import MouchardInspection
         #expect(problems.contains { $0 == "attribute onerror on <img>" })
     }
 
-    @Test func hostileTrafficRendersInertInChromium() throws {
+    @Test(.requires(.chromium)) func hostileTrafficRendersInertInChromium() throws {
         let (summary, _) = AdversarialCorpus.summary()
         let html = HTMLReport.render(summary)
         #expect(html.utf8.count < 1_500_000)

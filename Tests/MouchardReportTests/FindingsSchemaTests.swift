@@ -1,16 +1,15 @@
 import Foundation
 import MouchardCLI
+import MouchardTestSupport
 import Testing
 
 /// The findings JSON that `scan --format json|jsonl` and `report --format json` write follows
 /// docs/findings.schema.json: checked on the output of the real commands over the bundled example
-/// (captures/example, HAR and pcap, with and without its device profile) and, when it is beside
-/// the repository, the dev corpus. Documents broken on purpose must be rejected, so the check can fail.
+/// (captures/example, HAR and pcap, with and without its device profile), the test fixtures and,
+/// when it is beside the repository, the dev corpus. Documents broken on purpose must be rejected, so the check can fail.
 @Suite struct FindingsSchemaTests {
-    static let repo = ReportFixtures.repoRoot
+    static let repo = TestFiles.repositoryRoot
     static let example = repo.appendingPathComponent("captures/example")
-    static let devCorpus = ReportFixtures.sharedDir.appendingPathComponent("corpus/dev")
-    static let hasDevCorpus = FileManager.default.fileExists(atPath: devCorpus.appendingPathComponent("ios/traffic.har").path)
 
     static func schema() throws -> JSONSchemaSubset {
         try JSONSchemaSubset(bytes: Array(try Data(contentsOf: repo.appendingPathComponent("docs/findings.schema.json"))))
@@ -67,10 +66,18 @@ import Testing
         #expect(result.findings > 5, "the example leaks: an almost empty document checks little")
     }
 
-    @Test(.enabled(if: FindingsSchemaTests.hasDevCorpus, "the dev corpus (../shared/corpus/dev beside the repository) is not there"),
-          arguments: ["ios", "android"], ["traffic.har", "traffic.pcapng", "traffic-sll.pcap"])
+    @Test(arguments: TestFiles.fixtureDevices, ["traffic.har", "traffic.pcapng", "traffic-sll2.pcap"])
+    func fixtureOutputFollowsTheSchema(device: String, file: String) throws {
+        let dir = TestFiles.fixtures.appendingPathComponent(device)
+        let result = try Self.violations(input: dir.appendingPathComponent(file).path,
+                                         device: dir.appendingPathComponent("device.json").path)
+        #expect(result.errors == [])
+        #expect(result.findings > 15)
+    }
+
+    @Test(.requires(.dev), arguments: ["ios", "android"], ["traffic.har", "traffic.pcapng", "traffic-sll.pcap"])
     func devCorpusOutputFollowsTheSchema(device: String, file: String) throws {
-        let dir = Self.devCorpus.appendingPathComponent(device)
+        let dir = OutsideCorpus.dev.file(device)
         let result = try Self.violations(input: dir.appendingPathComponent(file).path,
                                          device: dir.appendingPathComponent("device.json").path)
         #expect(result.errors == [])

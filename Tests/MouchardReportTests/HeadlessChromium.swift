@@ -1,4 +1,5 @@
 import Foundation
+import MouchardTestSupport
 
 /// Runs Debian's `chromium` headless with JavaScript enabled on a local file and returns the DOM
 /// after scripts ran (`--dump-dom`). Bounded: the browser is killed after `timeout` seconds.
@@ -8,14 +9,8 @@ enum HeadlessChromium {
     }
 
     static func executable() throws -> String {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for dir in path.split(separator: ":") + ["/usr/bin"] {
-            for name in ["chromium", "chromium-browser"] {
-                let candidate = "\(dir)/\(name)"
-                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            }
-        }
-        throw Failure(description: "chromium not found: run `make deps` (scripts/debian-packages.txt lists it)")
+        guard let path = TestTool.chromium.path else { throw Failure(description: TestTool.chromium.skipReason) }
+        return path
     }
 
     static func dumpDOM(of file: URL, timeout: TimeInterval = 120) throws -> String {

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import MouchardInspection
+import MouchardTestSupport
 @testable import MouchardReport
 
 /// Validates SARIF bytes against Tests/MouchardReportTests/Resources/sarif-2.1.0-subset.schema.json.
 func sarifSchemaErrors(_ bytes: [UInt8]) throws -> [String] {
-    let schemaURL = ReportFixtures.repoRoot.appendingPathComponent("Tests/MouchardReportTests/Resources/sarif-2.1.0-subset.schema.json")
+    let schemaURL = TestFiles.repositoryRoot.appendingPathComponent("Tests/MouchardReportTests/Resources/sarif-2.1.0-subset.schema.json")
     let schema = try JSONSchemaSubset(bytes: Array(try Data(contentsOf: schemaURL)))
     return schema.validate(try JSONValue.parse(bytes))
 }

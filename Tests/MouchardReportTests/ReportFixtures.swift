@@ -5,16 +5,9 @@ import MouchardInspection
 import MouchardWire
 @testable import MouchardReport
 
-/// Hand-built flows, findings and DNS answers for the report tests, and paths into the repository.
+/// Hand-built flows, findings and DNS answers for the report tests.
 enum ReportFixtures {
     static let t0 = Date(timeIntervalSince1970: 1_790_000_000)
-
-    /// Repository root, found from this file's path (Tests/MouchardReportTests/ReportFixtures.swift).
-    static var repoRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
-
-    static var sharedDir: URL { repoRoot.deletingLastPathComponent().appendingPathComponent("shared") }
 
     static func request(_ method: String = "GET", _ url: String, headers: [(String, String)] = [], body: String = "") -> HTTPRequest {
         let parts = URLParts(absolute: url)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import MouchardSniffer
+import MouchardTestSupport
 import MouchardWire
 
 /// Bad input: a file cut mid-record, a wrong magic, garbage in the middle. Each gives one clear
@@ -24,7 +25,7 @@ import MouchardWire
     }
 
     static func extract(_ bytes: [UInt8]) throws -> CaptureExtraction {
-        let dir = try TestPaths.temporaryDirectory()
+        let dir = try TestFiles.temporaryDirectory("sniffer")
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("bad.pcap")
         try Data(bytes).write(to: url)
@@ -61,11 +62,12 @@ import MouchardWire
         #expect(result.flows.compactMap(\.request?.path) == ["/n0", "/n1"])
     }
 
-    @Test func pcapngWithBadBlockLengthStopsAtItsOffset() throws {
-        let dir = try TestPaths.temporaryDirectory()
+    /// Breaks the length field of the 100th block of a real pcapng (not a multiple of 4): the reader
+    /// stops there with that offset, after the packets before it.
+    static func checkBadBlockLength(_ file: URL) throws {
+        let dir = try TestFiles.temporaryDirectory("sniffer")
         defer { try? FileManager.default.removeItem(at: dir) }
-        var data = try [UInt8](Data(contentsOf: TestPaths.corpus.appendingPathComponent("ios/traffic.pcapng")))
-        // Find the 100th block and break its length field (not a multiple of 4).
+        var data = try [UInt8](Data(contentsOf: file))
         var offset = 0
         for _ in 0..<100 {
             let length = Int(data[offset + 4]) | Int(data[offset + 5]) << 8 | Int(data[offset + 6]) << 16 | Int(data[offset + 7]) << 24
@@ -78,6 +80,14 @@ import MouchardWire
         let e = try #require(result.readError)
         #expect(e.kind == .corrupt && e.offset == offset)
         #expect(result.statistics.packets > 90)
+    }
+
+    @Test func pcapngWithBadBlockLengthStopsAtItsOffset() throws {
+        try Self.checkBadBlockLength(TestFiles.fixture("ios", "traffic.pcapng"))
+    }
+
+    @Test(.requires(.dev)) func devCorpusPcapngWithBadBlockLengthStopsAtItsOffset() throws {
+        try Self.checkBadBlockLength(OutsideCorpus.dev.file("ios/traffic.pcapng"))
     }
 
     @Test func missingFileThrows() {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MouchardFlow
 import MouchardSniffer
+import MouchardTestSupport
 
 /// Golden tests: each builds a small pcap whose wire events are spelled out (reordering,
 /// retransmission, gaps, mid-stream start, pipelining, chunked and gzip bodies), writes it to a
@@ -23,7 +24,7 @@ import MouchardSniffer
     }
 
     static func extract(_ builder: PcapBuilder, limits: ReassemblyLimits = ReassemblyLimits()) throws -> CaptureExtraction {
-        let dir = try TestPaths.temporaryDirectory()
+        let dir = try TestFiles.temporaryDirectory("sniffer")
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("golden.pcap")
         var b = builder

@@ -2,11 +2,12 @@ import Foundation
 import Testing
 import MouchardFlow
 import MouchardSniffer
+import MouchardTestSupport
 
 /// `mouchard sniff -i lo` for real (CI runs as root): a local HTTP server, a curl request carrying
 /// a planted advertising identifier, the finding printed as it happens, SIGTERM, then the session's
-/// traffic.pcap and store checked.
-@Suite(.serialized) struct LiveSniffTests {
+/// traffic.pcap and store checked. Needs root (live capture) and curl; skipped, saying so, without them.
+@Suite(.serialized, .requiresRoot) struct LiveSniffTests {
     /// The `mouchard` executable built beside this test bundle.
     static var mouchard: URL {
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -15,7 +16,7 @@ import MouchardSniffer
             let url = candidate.appendingPathComponent("mouchard")
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
         }
-        return TestPaths.repositoryRoot.appendingPathComponent(".build/debug/mouchard")
+        return TestFiles.repositoryRoot.appendingPathComponent(".build/debug/mouchard")
     }
 
     /// Collects a pipe's output on a background thread.
@@ -41,12 +42,12 @@ import MouchardSniffer
         return condition()
     }
 
-    @Test func sniffReportsAPlantedIdentifierSentWithCurl() throws {
-        let dir = try TestPaths.temporaryDirectory()
+    @Test(.requires(.curl), .requires(.python3)) func sniffReportsAPlantedIdentifierSentWithCurl() throws {
+        let dir = try TestFiles.temporaryDirectory("sniffer")
         defer { try? FileManager.default.removeItem(at: dir) }
         // A device profile whose IDFA is fresh for this run.
         let idfa = UUID().uuidString.uppercased()
-        var profile = try JSONSerialization.jsonObject(with: Data(contentsOf: TestPaths.corpus.appendingPathComponent("ios/device.json"))) as? [String: Any] ?? [:]
+        var profile = try JSONSerialization.jsonObject(with: Data(contentsOf: TestFiles.fixture("ios", "device.json"))) as? [String: Any] ?? [:]
         var identifiers = profile["identifiers"] as? [String: Any] ?? [:]
         identifiers["idfa"] = idfa
         profile["identifiers"] = identifiers
@@ -80,7 +81,7 @@ import MouchardSniffer
         let sniff = Process()
         sniff.executableURL = Self.mouchard
         sniff.arguments = ["sniff", "-i", "lo", "--filter", "tcp port \(port)", "--session", session.path,
-                           "--device", devicePath.path, "--rules", TestPaths.repositoryRoot.appendingPathComponent("Rules").path]
+                           "--device", devicePath.path, "--rules", TestFiles.repositoryRoot.appendingPathComponent("Rules").path]
         let out = Pipe(), err = Pipe()
         sniff.standardOutput = out
         sniff.standardError = err
@@ -91,7 +92,7 @@ import MouchardSniffer
         Thread.sleep(forTimeInterval: 0.3)
 
         let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.executableURL = URL(fileURLWithPath: try #require(TestTool.curl.path))
         curl.arguments = ["-s", "-o", "/dev/null", "-m", "5", "http://127.0.0.1:\(port)/v1/open?idfa=\(idfa)&t=1"]
         try curl.run()
         curl.waitUntilExit()
@@ -128,7 +129,7 @@ import MouchardSniffer
         let sniff = Process()
         sniff.executableURL = Self.mouchard
         sniff.arguments = ["sniff", "-i", "lo", "--filter", "tcp port eighty", "--rules",
-                           TestPaths.repositoryRoot.appendingPathComponent("Rules").path]
+                           TestFiles.repositoryRoot.appendingPathComponent("Rules").path]
         let err = Pipe()
         sniff.standardError = err
         sniff.standardOutput = FileHandle.nullDevice

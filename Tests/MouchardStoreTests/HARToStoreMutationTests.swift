@@ -1,5 +1,6 @@
 import Foundation
 import MouchardFlow
+import MouchardTestSupport
 import MouchardWire
 import Testing
 @testable import MouchardStore
@@ -11,7 +12,15 @@ import Testing
     static let iterations = ByteMutator.iterations(default: 60, environment: ProcessInfo.processInfo.environment)
 
     @Test func acceptedFlowsRoundTripThroughTheStore() throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: RepoFiles.devHAR("ios")))
+        try Self.checkAcceptedFlowsRoundTrip(TestFiles.fixture("ios", "traffic.har"))
+    }
+
+    @Test(.requires(.dev)) func devCorpusAcceptedFlowsRoundTripThroughTheStore() throws {
+        try Self.checkAcceptedFlowsRoundTrip(OutsideCorpus.dev.file("ios/traffic.har"))
+    }
+
+    static func checkAcceptedFlowsRoundTrip(_ har: URL) throws {
+        let data = try Data(contentsOf: har)
         let all = try HARReader.read(data)
         // A small HAR of the first entries, written by Mouchard (every custom field present).
         let sample = [UInt8](HARWriter(creatorVersion: "test").document(Array(all.prefix(4))))

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import MouchardFindings
 import MouchardFlow
+import MouchardTestSupport
 import MouchardWire
 import Testing
 @testable import MouchardStore

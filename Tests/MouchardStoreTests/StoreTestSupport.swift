@@ -14,15 +14,6 @@ struct TemporaryDirectory {
     func cleanUp() { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// Paths of the repo and the shared corpus, found from this file.
-enum RepoFiles {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static func devHAR(_ device: String) -> String {
-        root.deletingLastPathComponent().appendingPathComponent("shared/corpus/dev/\(device)/traffic.har").path
-    }
-}
-
 /// Flows covering what the store must keep exactly: binary bodies, duplicate and non-UTF-8 headers,
 /// every transport, missing parts, extras.
 enum StoreSamples {

@@ -1,3 +1,4 @@
+import MouchardTestSupport
 import MouchardWire
 import Testing
 

@@ -1,17 +1,24 @@
 import Foundation
+import MouchardTestSupport
 import MouchardWire
 import Testing
 
-/// The dev corpus HAR files, written as HTTP/1 and read back: real app headers, query strings and
-/// bodies must come out exactly as they went in, in one stream of pipelined messages.
+/// HAR files of app traffic (the fixtures', and the dev corpus's when it is there), written as HTTP/1
+/// and read back: real app headers, query strings and bodies must come out exactly as they went in,
+/// in one stream of pipelined messages.
 @Suite struct HTTPCorpusTests {
-    static let corpus = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("../shared/corpus/dev").standardizedFileURL
+    @Test(arguments: TestFiles.fixtureDevices)
+    func fixtureRequestsSurviveSerializeAndParse(device: String) throws {
+        try Self.checkSerializeAndParse(TestFiles.fixture(device, "traffic.har"), atLeast: 30)
+    }
 
-    @Test(arguments: ["android", "ios"])
-    func harRequestsSurviveSerializeAndParse(device: String) throws {
-        let data = try Data(contentsOf: Self.corpus.appendingPathComponent(device).appendingPathComponent("traffic.har"))
+    @Test(.requires(.dev), arguments: ["android", "ios"])
+    func devCorpusRequestsSurviveSerializeAndParse(device: String) throws {
+        try Self.checkSerializeAndParse(OutsideCorpus.dev.file("\(device)/traffic.har"), atLeast: 100)
+    }
+
+    static func checkSerializeAndParse(_ har: URL, atLeast minimum: Int) throws {
+        let data = try Data(contentsOf: har)
         let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let entries = try #require((root["log"] as? [String: Any])?["entries"] as? [[String: Any]])
         var expected: [HTTPParsedRequest] = []
@@ -33,7 +40,7 @@ import Testing
             HTTPSerializer.appendMessage(message, to: &stream)
             expected.append(message)
         }
-        #expect(expected.count > 100)
+        #expect(expected.count >= minimum)
         // Fed in uneven pieces, as a socket would deliver them.
         var reader = HTTPMessageReader(parser: HTTPRequestParser())
         var parsed: [HTTPParsedRequest] = []

@@ -1,4 +1,5 @@
 import Foundation
+import MouchardTestSupport
 import MouchardWire
 import Testing
 

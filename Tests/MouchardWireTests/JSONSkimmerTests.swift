@@ -1,3 +1,4 @@
+import MouchardTestSupport
 import Testing
 @testable import MouchardWire
 

@@ -26,6 +26,9 @@ from datetime import datetime, timedelta, timezone
 from urllib.parse import quote, urlsplit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+from capture_builder import (PacketLog, TCPConnection, client_hello, dns_exchange, form, gzip_bytes,  # noqa: E402
+                             iso, md5, pcap_file, sha256)
 
 # ---------------------------------------------------------------- the fictional device and its owner
 IDFA = "8C1F6A2E-5B3D-4E7F-A9C1-2D4E6F8A0B13"
@@ -78,31 +81,12 @@ def fixed_uuid(label):
     return str(uuid.UUID(bytes=hashlib.sha256(label.encode()).digest()[:16], version=4))
 
 
-def gzip_bytes(data):
-    """gzip with a zero mtime so the output never changes."""
-    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
-    out = compressor.compress(data) + compressor.flush()
-    return out[:4] + b"\x00\x00\x00\x00" + out[8:]   # MTIME = 0 (zlib already writes 0; keep it explicit)
-
-
 def png_1x1():
     def chunk(kind, data):
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
     ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 6, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\x00\xff\xd2\x3f\xff", 9)) \
         + chunk(b"IEND", b"")
-
-
-def form(pairs):
-    return "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in pairs)
-
-
-def sha256(text):
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def md5(text):
-    return hashlib.md5(text.encode()).hexdigest()
 
 
 # ---------------------------------------------------------------- the requests, in time order
@@ -237,10 +221,6 @@ def response_bytes(headers, body):
 
 
 # ---------------------------------------------------------------- HAR
-def iso(when):
-    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
-
-
 def make_har():
     entries = []
     for r in REQUESTS:
@@ -288,152 +268,13 @@ def make_har():
 
 
 # ---------------------------------------------------------------- packet building
-def checksum(data):
-    if len(data) % 2:
-        data += b"\x00"
-    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
-
-
-def ip_bytes(text):
-    return bytes(int(p) for p in text.split("."))
-
-
-class Wire:
-    """Builds Ethernet/IPv4/TCP/UDP frames and collects them as pcap records."""
-
-    def __init__(self):
-        self.records = []
-        self.ip_id = {"client": 0x3a10, "server": 0x7c00}
-
-    def frame(self, when, src, dst, protocol, payload):
-        client = src == DEVICE_IP
-        ident = self.ip_id["client" if client else "server"]
-        self.ip_id["client" if client else "server"] = (ident + 1) & 0xFFFF
-        header = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), ident, 0x4000, 64 if client else 54,
-                             protocol, 0, ip_bytes(src), ip_bytes(dst))
-        header = header[:10] + struct.pack("!H", checksum(header)) + header[12:]
-        eth = (GATEWAY_ETH + DEVICE_ETH) if client else (DEVICE_ETH + GATEWAY_ETH)
-        data = eth + b"\x08\x00" + header + payload
-        self.records.append((when, data))
-
-    def tcp(self, when, src, sport, dst, dport, seq, ack, flags, payload=b"", options=b""):
-        offset = (20 + len(options)) // 4
-        header = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF, offset << 4, flags,
-                             65535 if src == DEVICE_IP else 64240, 0, 0) + options
-        pseudo = ip_bytes(src) + ip_bytes(dst) + struct.pack("!BBH", 0, 6, len(header) + len(payload))
-        csum = checksum(pseudo + header + payload)
-        header = header[:16] + struct.pack("!H", csum) + header[18:]
-        self.frame(when, src, dst, 6, header + payload)
-
-    def udp(self, when, src, sport, dst, dport, payload):
-        header = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0)
-        pseudo = ip_bytes(src) + ip_bytes(dst) + struct.pack("!BBH", 0, 17, len(header) + len(payload))
-        csum = checksum(pseudo + header + payload) or 0xFFFF
-        self.frame(when, src, dst, 17, header[:6] + struct.pack("!H", csum) + payload)
-
-    def pcap(self):
-        out = [struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)]   # LINKTYPE_ETHERNET
-        for when, data in sorted(self.records, key=lambda r: r[0]):
-            ts = when.timestamp()
-            sec = int(ts)
-            usec = int(round((ts - sec) * 1_000_000))
-            out.append(struct.pack("<IIII", sec, usec, len(data), len(data)) + data)
-        return b"".join(out)
-
-
-ACK, PSH, SYN, FIN = 0x10, 0x08, 0x02, 0x01
-
-
-class TCPConnection:
-    """One client ↔ server TCP session with real sequence numbers."""
-
-    def __init__(self, wire, host, port, client_port, when):
-        self.wire, self.port, self.cport = wire, port, client_port
-        self.server = SERVER_IPS[host]
-        seed = hashlib.sha256(f"{host}:{port}:{client_port}".encode()).digest()
-        self.cseq, self.sseq = struct.unpack("!II", seed[:8])
-        mss = struct.pack("!BBH", 2, 4, 1460)
-        wire.tcp(when, DEVICE_IP, self.cport, self.server, port, self.cseq, 0, SYN, options=mss + b"\x01\x01\x04\x02")
-        self.cseq += 1
-        wire.tcp(when + timedelta(milliseconds=18), self.server, port, DEVICE_IP, self.cport, self.sseq, self.cseq,
-                 SYN | ACK, options=mss + b"\x01\x01\x04\x02")
-        self.sseq += 1
-        wire.tcp(when + timedelta(milliseconds=19), DEVICE_IP, self.cport, self.server, port, self.cseq, self.sseq, ACK)
-        self.last = when + timedelta(milliseconds=19)
-
-    def client_send(self, when, data, segment=536):
-        for i in range(0, len(data), segment):
-            chunk = data[i:i + segment]
-            self.wire.tcp(when, DEVICE_IP, self.cport, self.server, self.port, self.cseq, self.sseq, PSH | ACK, chunk)
-            self.cseq += len(chunk)
-            when += timedelta(microseconds=300)
-        self.wire.tcp(when + timedelta(milliseconds=20), self.server, self.port, DEVICE_IP, self.cport, self.sseq,
-                      self.cseq, ACK)
-        return when + timedelta(milliseconds=20)
-
-    def server_send(self, when, data, segment=1400):
-        for i in range(0, len(data), segment):
-            chunk = data[i:i + segment]
-            self.wire.tcp(when, self.server, self.port, DEVICE_IP, self.cport, self.sseq, self.cseq, PSH | ACK, chunk)
-            self.sseq += len(chunk)
-            when += timedelta(microseconds=400)
-        self.wire.tcp(when + timedelta(milliseconds=1), DEVICE_IP, self.cport, self.server, self.port, self.cseq,
-                      self.sseq, ACK)
-        return when + timedelta(milliseconds=1)
-
-    def close(self, when):
-        self.wire.tcp(when, DEVICE_IP, self.cport, self.server, self.port, self.cseq, self.sseq, FIN | ACK)
-        self.cseq += 1
-        self.wire.tcp(when + timedelta(milliseconds=17), self.server, self.port, DEVICE_IP, self.cport, self.sseq,
-                      self.cseq, FIN | ACK)
-        self.sseq += 1
-        self.wire.tcp(when + timedelta(milliseconds=18), DEVICE_IP, self.cport, self.server, self.port, self.cseq,
-                      self.sseq, ACK)
-
-
-def dns_name(host):
-    return b"".join(bytes([len(label)]) + label.encode() for label in host.split(".")) + b"\x00"
-
-
-def dns_exchange(wire, when, host, txid, sport):
-    question = dns_name(host) + struct.pack("!HH", 1, 1)
-    query = struct.pack("!HHHHHH", txid, 0x0100, 1, 0, 0, 0) + question
-    wire.udp(when, DEVICE_IP, sport, GATEWAY_IP, 53, query)
-    answer = struct.pack("!HHHIH", 0xC00C, 1, 1, 300, 4) + ip_bytes(SERVER_IPS[host])
-    response = struct.pack("!HHHHHH", txid, 0x8180, 1, 1, 0, 0) + question + answer
-    wire.udp(when + timedelta(milliseconds=12), GATEWAY_IP, 53, DEVICE_IP, sport, response)
-    return when + timedelta(milliseconds=13)
-
-
-def client_hello(host):
-    seed = hashlib.sha256(("hello:" + host).encode()).digest()
-    def ext(kind, data):
-        return struct.pack("!HH", kind, len(data)) + data
-    name = host.encode()
-    sni = ext(0, struct.pack("!HBH", len(name) + 3, 0, len(name)) + name)
-    groups = ext(10, struct.pack("!H", 6) + struct.pack("!HHH", 0x001D, 0x0017, 0x0018))
-    points = ext(11, b"\x01\x00")
-    sigalgs = [0x0403, 0x0804, 0x0401, 0x0503, 0x0805, 0x0501, 0x0806, 0x0601]
-    signatures = ext(13, struct.pack("!H", 2 * len(sigalgs)) + b"".join(struct.pack("!H", s) for s in sigalgs))
-    protocols = b"".join(bytes([len(p)]) + p for p in (b"h2", b"http/1.1"))
-    alpn = ext(16, struct.pack("!H", len(protocols)) + protocols)
-    versions = ext(43, b"\x04\x03\x04\x03\x03")
-    psk_modes = ext(45, b"\x01\x01")
-    key_share = ext(51, struct.pack("!HHH", 36, 0x001D, 32) + hashlib.sha256(seed).digest())
-    extensions = sni + groups + points + signatures + alpn + versions + psk_modes + key_share
-    suites = [0x1301, 0x1302, 0x1303, 0xC02B, 0xC02F, 0xC02C, 0xC030, 0xCCA9, 0xCCA8]
-    body = (b"\x03\x03" + seed + b"\x20" + hashlib.sha256(seed + b"sid").digest()
-            + struct.pack("!H", 2 * len(suites)) + b"".join(struct.pack("!H", s) for s in suites)
-            + b"\x01\x00" + struct.pack("!H", len(extensions)) + extensions)
-    handshake = b"\x01" + struct.pack("!I", len(body))[1:] + body
-    return b"\x16\x03\x01" + struct.pack("!H", len(handshake)) + handshake
+def ethernet(from_device, packet):
+    eth = (GATEWAY_ETH + DEVICE_ETH) if from_device else (DEVICE_ETH + GATEWAY_ETH)
+    return eth + b"\x08\x00" + packet
 
 
 def make_pcap():
-    wire = Wire()
+    wire = PacketLog(DEVICE_IP)
     resolved, connections = set(), {}
     next_port, next_txid = [50310], [0x1a2b]
 
@@ -442,13 +283,14 @@ def make_pcap():
             return when
         resolved.add(host)
         next_txid[0] += 7
-        return dns_exchange(wire, when, host, next_txid[0], 53000 + len(resolved))
+        return dns_exchange(wire, when, GATEWAY_IP, host, SERVER_IPS[host], next_txid[0], 53000 + len(resolved))
 
     def connect(when, host, port):
         key = (host, port)
         if key not in connections:
             next_port[0] += 1
-            connections[key] = TCPConnection(wire, host, port, next_port[0], when)
+            connections[key] = TCPConnection(wire, SERVER_IPS[host], port, next_port[0], when,
+                                             f"{host}:{port}:{next_port[0]}")
             when += timedelta(milliseconds=20)
         return connections[key], when
 
@@ -480,7 +322,7 @@ def make_pcap():
     end = START + timedelta(seconds=12)
     for i, conn in enumerate(connections.values()):
         conn.close(end + timedelta(milliseconds=30 * i))
-    return wire.pcap()
+    return pcap_file([(when, ethernet(out, packet)) for when, out, packet in wire.sorted()], 1)
 
 
 def receiver(host):

@@ -1,5 +1,5 @@
 /// Deterministic, seeded damage to byte strings: the "fuzz-style" mutations the hostile-input tests
-/// (and benchmarks) apply to valid messages, files and streams.
+/// apply to valid messages, files and streams.
 ///
 /// Pure and reproducible: a mutator made with the same seed applies the same mutations to the same
 /// input, so a test failure message that prints the seed and the input size is enough to replay it.

@@ -3,22 +3,22 @@ import MouchardFindings
 import Testing
 import MouchardFlow
 import MouchardInspection
+import MouchardTestSupport
 @testable import MouchardReport
 
-/// Reports of the dev corpus (../shared/corpus/dev) in every format, with the real inspector, rules
-/// and tracker directory: what an auditor gets for the two test devices.
-@Suite struct DevCorpusReportTests {
+/// Reports of a test phone's session in every format, with the real inspector, rules and tracker
+/// directory: what an auditor gets. On the fixture phones everywhere, on the dev corpus's when it is there.
+@Suite struct SessionReportTests {
     struct Run {
         var summary: AuditSummary
         var findings: [Finding]
         var flows: [Flow]
     }
 
-    static func audit(_ device: String) throws -> Run {
-        let dir = ReportFixtures.sharedDir.appendingPathComponent("corpus/dev/\(device)")
+    static func audit(_ dir: URL, name: String) throws -> Run {
         let flows = try HARReader.read(try Data(contentsOf: dir.appendingPathComponent("traffic.har")))
         let profile = try DeviceProfile.load(Array(try Data(contentsOf: dir.appendingPathComponent("device.json"))), file: "device.json")
-        let rulesDir = ReportFixtures.repoRoot.appendingPathComponent("Rules")
+        let rulesDir = TestFiles.rules
         var sets: [RuleSet] = []
         for name in try FileManager.default.contentsOfDirectory(atPath: rulesDir.path).sorted()
         where name.hasSuffix(".json") && name != "trackers.json" {
@@ -29,18 +29,27 @@ import MouchardInspection
         let inspector = Inspector(rules: try RuleFileLoader.merge(sets), profile: profile, attribution: attribution)
         let findings = inspector.inspect(flows)
         let context = AuditContext(toolVersion: "0.1.0", inputs: ["traffic.har"], source: "HAR file traffic.har",
-                                   app: "dev corpus (\(device))", deviceName: profile.name,
-                                   deviceProfile: [MaskedValue(field: "identifiers.idfa", value: "9F556435-F8AA-4567-BC63-F47D66BC8C22")],
+                                   app: name, deviceName: profile.name,
+                                   deviceProfile: profile.identifiers.prefix(1).map { MaskedValue(field: "identifiers.\($0.type)", value: $0.value) },
                                    rulesVersion: "Rules/ (test)")
         let summary = AuditSummary.build(flows: flows, findings: findings, context: context, attribute: attribution)
         return Run(summary: summary, findings: findings, flows: flows)
     }
 
-    @Test(arguments: ["ios", "android"]) func everyFormat(device: String) throws {
-        let run = try Self.audit(device)
+    @Test(arguments: TestFiles.fixtureDevices) func fixtureSessionInEveryFormat(device: String) throws {
+        let run = try Self.audit(TestFiles.fixtures.appendingPathComponent(device), name: "fixture \(device)")
+        try Self.checkEveryFormat(run, requests: 35, minimumFindings: 40)
+    }
+
+    @Test(.requires(.dev), arguments: ["ios", "android"]) func devCorpusInEveryFormat(device: String) throws {
+        let run = try Self.audit(OutsideCorpus.dev.file(device), name: "dev corpus (\(device))")
+        try Self.checkEveryFormat(run, requests: 182, minimumFindings: 101)
+    }
+
+    static func checkEveryFormat(_ run: Run, requests: Int, minimumFindings: Int) throws {
         let s = run.summary
-        #expect(s.verdict.requests == 182)
-        #expect(run.findings.count > 100)
+        #expect(s.verdict.requests == requests)
+        #expect(run.findings.count >= minimumFindings)
         #expect(s.verdict.findings == run.findings.count)
         #expect(Set(s.verdict.categoriesFound).isSuperset(of: ["device-id", "location", "email", "phone-number", "contacts", "name"]))
         #expect(s.verdict.companies.count >= 4)
@@ -49,7 +58,7 @@ import MouchardInspection
         // Matrix and groups account for every finding.
         #expect(s.dataFlows.cells.flatMap { $0 }.reduce(0, +) == run.findings.count)
         #expect(s.findingGroups.reduce(0) { $0 + $1.findings } == run.findings.count)
-        #expect(s.destinations.reduce(0) { $0 + $1.requests } == 182)
+        #expect(s.destinations.reduce(0) { $0 + $1.requests } == requests)
         #expect(s.destinations.contains { $0.company != nil && $0.thirdParty && $0.findings > 0 })
 
         let html = String(decoding: try ReportRenderer.render(.html, summary: s, findings: run.findings), as: UTF8.self)
