@@ -1,5 +1,6 @@
 import Foundation
 import MouchardFlow
+import MouchardTestSupport
 import Testing
 @testable import MouchardInspection
 
@@ -9,7 +10,7 @@ import Testing
 /// floor (the README of the corpus keeps the table).
 @Suite("SDK corpus score")
 struct SDKCorpusScoreTests {
-    static let directory = TestSupport.repoRoot.appendingPathComponent("Tests/Fixtures/sdk-corpus")
+    static let directory = TestFiles.fixtures.appendingPathComponent("sdk-corpus")
     static let scored: Set<String> = ["device-id", "contacts", "location", "phone-number", "email", "name"]
     static let personal: Set<String> = ["phone-number", "email", "name"]
 
