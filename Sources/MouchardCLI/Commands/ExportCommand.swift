@@ -1,18 +1,29 @@
 import Foundation
 import MouchardFlow
+import MouchardSniffer
 import MouchardStore
 
 /// `mouchard export S --har OUT`: writes a session's flows as a HAR 1.2 file.
 struct ExportCommand: MouchardCommand {
     static let spec = CommandSpec(
-        name: "export", abstract: "export a session's flows as a HAR file",
-        usage: "SESSION --har OUT.har",
+        name: "export", abstract: "export a session's flows as a HAR file, or its packets as a pcapng Wireshark decrypts",
+        usage: "SESSION --har OUT.har | SESSION --pcapng OUT.pcapng [--keylog FILE]...",
         discussion: """
-        Writes every flow of the session, in order, as HAR 1.2 (creator mouchard) that 'mouchard import'
-        reads back with the same methods, URLs, headers and bodies. Flows seen only as TLS metadata are
-        written as CONNECT entries marked "_noRequest". OUT '-' writes to standard output.
+        --har writes every flow of the session, in order, as HAR 1.2 (creator mouchard) that 'mouchard
+        import' reads back with the same methods, URLs, headers and bodies. Flows seen only as TLS
+        metadata are written as CONNECT entries marked "_noRequest". OUT '-' writes to standard output.
+
+        --pcapng writes the session's packets with its TLS secrets in a Decryption Secrets Block, so
+        Wireshark and tshark show the HTTP decrypted with no setting: the packets of traffic.pcap
+        (sniffer and gateway sessions) with keys.log and any --keylog file; for sessions recorded by
+        the proxy (no packets), one synthesised TCP connection per exchange between its client and
+        server addresses, HTTPS as TLS 1.2 records under fresh secrets, HTTP in clear.
         """,
-        options: [OptionSpec("--har", value: "OUT", help: "HAR file to write")],
+        options: [
+            OptionSpec("--har", value: "OUT", help: "HAR file to write"),
+            OptionSpec("--pcapng", value: "OUT", help: "pcapng file to write (packets and TLS secrets)"),
+            KeyLogOption.spec,
+        ],
         minPositionals: 1, maxPositionals: 1)
 
     static func run(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
@@ -20,7 +31,11 @@ struct ExportCommand: MouchardCommand {
     }
 
     private static func perform(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
-        guard let out = args.value("--har") else { throw UsageError("'export' needs --har OUT") }
+        if let pcapng = args.value("--pcapng") {
+            guard args.value("--har") == nil else { throw UsageError("'export' writes --har or --pcapng, not both") }
+            return try exportPcapng(args, to: pcapng, io)
+        }
+        guard let out = args.value("--har") else { throw UsageError("'export' needs --har OUT or --pcapng OUT") }
         let store = try SessionFiles.openSession(args.positionals[0], io: io, create: false)
         let directory = store.directory
         let writer = HARWriter(creatorVersion: Mouchard.version)
@@ -59,6 +74,39 @@ struct ExportCommand: MouchardCommand {
         }
         let shown = SessionFiles.display(directory, currentDirectory: io.currentDirectory)
         io.out("exported \(count) flow\(count == 1 ? "" : "s") from \(shown) to \(out)\n")
+        return 0
+    }
+
+    private static func exportPcapng(_ args: ParsedArguments, to out: String, _ io: CommandIO) throws -> Int32 {
+        let store = try SessionFiles.openSession(args.positionals[0], io: io, create: false)
+        let path = SessionFiles.absolute(out, currentDirectory: io.currentDirectory)
+        var keyLog = [UInt8](FileManager.default.contents(atPath: store.keyLogPath) ?? Data())
+        for file in args.all("--keylog") {
+            if !keyLog.isEmpty && keyLog.last != 0x0A { keyLog.append(0x0A) }
+            keyLog += [UInt8](try SessionFiles.read(file, currentDirectory: io.currentDirectory))
+        }
+        let summary: PcapngExport.Summary
+        let what: String
+        do {
+            if FileManager.default.fileExists(atPath: store.pcapPath) {
+                summary = try PcapngExport.copy(capturePath: store.pcapPath, keyLog: keyLog, to: path)
+                what = "\(summary.packets) packets of \(SessionStore.pcapFileName)"
+            } else {
+                summary = try PcapngExport.synthesise(extraKeyLog: keyLog, to: path) { body in
+                    try SessionFiles.clarifying(io) { try store.forEachFlow(body) }
+                }
+                what = "\(summary.packets) packets synthesised from \(summary.flows) exchanges"
+                    + (summary.skippedFlows > 0 ? " (\(summary.skippedFlows) TLS-metadata flows have no packets to write)" : "")
+            }
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError("\(out): cannot write (\(error))")
+        }
+        let shown = SessionFiles.display(store.directory, currentDirectory: io.currentDirectory)
+        let secrets = summary.keyLogBytes > 0 ? ", TLS secrets in a decryption secrets block" : ", no TLS secrets"
+        io.out("exported \(what) from \(shown) to \(out)\(secrets)\n")
+        if let e = summary.readError { io.err("mouchard: warning: \(SessionStore.pcapFileName): \(e) (packets before it were exported)\n") }
         return 0
     }
 }
