@@ -1,4 +1,5 @@
 import Foundation
+import MouchardAudit
 import MouchardFlow
 import MouchardSniffer
 import MouchardStore
