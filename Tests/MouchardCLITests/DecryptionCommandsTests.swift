@@ -2,25 +2,29 @@ import Foundation
 import Testing
 @testable import MouchardCLI
 
-/// `scan --keylog`, `import --keylog` and `export --pcapng` on a real TLS capture (recorded by
-/// scripts/record-tls-capture.sh: curl and openssl s_client against openssl s_server, tcpdump on
-/// lo): the exported files open decrypted in tshark with no option, and scanning them gives the
-/// findings of the original capture with its key log.
-@Suite(.serialized, .enabled(if: DecryptionCommandsTests.unavailableReason == nil,
-                             "\(DecryptionCommandsTests.unavailableReason ?? "")"))
-struct DecryptionCommandsTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let rules = root.appendingPathComponent("Rules").path
-
+/// The tools the real-capture tests need, and why they are skipped when one is missing.
+enum DecryptionTools {
     static func tool(_ name: String) -> String? {
         ["/usr/bin/", "/usr/sbin/", "/bin/", "/sbin/"].map { $0 + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     static let unavailableReason: String? = {
-        for t in ["tcpdump", "tshark", "curl", "openssl"] where tool(t) == nil { return "\(t) is not installed" }
+        for t in ["tcpdump", "tshark", "curl", "openssl", "python3"] where tool(t) == nil { return "\(t) is not installed" }
         return getuid() == 0 ? nil : "tcpdump on lo needs root"
     }()
+}
+
+/// `scan --keylog`, `import --keylog` and `export --pcapng` on a real TLS capture (recorded by
+/// scripts/record-tls-capture.sh: curl and openssl s_client against openssl s_server, tcpdump on
+/// lo): the exported files open decrypted in tshark with no option, and scanning them gives the
+/// findings of the original capture with its key log.
+@Suite(.serialized, .enabled(if: DecryptionTools.unavailableReason == nil, "\(DecryptionTools.unavailableReason ?? "")"))
+struct DecryptionCommandsTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let rules = root.appendingPathComponent("Rules").path
+
+    static func tool(_ name: String) -> String? { DecryptionTools.tool(name) }
 
     static func shell(_ executable: String, _ args: [String]) -> String? {
         let p = Process()
