@@ -42,7 +42,7 @@ let package = Package(
         ]),
 
         // Composition.
-        .target(name: "MouchardSniffer", dependencies: ["MouchardWire", "MouchardFlow", "MouchardCapture"]),
+        .target(name: "MouchardSniffer", dependencies: ["MouchardWire", "MouchardFlow", "MouchardCapture", "MouchardCodec"]),
         .target(name: "MouchardProxy", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardTLS", "MouchardPosix", "MouchardInspection",
             "MouchardStore",

@@ -22,6 +22,10 @@ public struct AuditInputs {
     public var readErrors: [String] = []
     /// The destinations summary of the captures (hosts, transports, flows, bytes).
     public var captureDestinations: [CaptureDestination] = []
+    /// TLS secrets for the captures (`--keylog`); pcapng secrets blocks are used without them.
+    public var keys: TLSKeyStore?
+    /// What TLS decryption did per capture (decrypted and not, with reasons), for stderr.
+    public var decryptionNotes: [String] = []
 
     /// `HAR file a.har; pcap file b.pcap`.
     public var sourceLine: String { sources.joined(separator: "; ") }
@@ -83,7 +87,7 @@ public struct AuditInputs {
             var failure: (any Error)?
             let x: CaptureExtraction
             do {
-                x = try CaptureFileExtractor.extract(path: path, limits: Self.captureLimits, collect: false, onDNS: { d in
+                x = try CaptureFileExtractor.extract(path: path, limits: Self.captureLimits, collect: false, keys: keys, onDNS: { d in
                     guard failure == nil else { return }
                     do { try sink.dns(d) } catch { failure = error }
                 }, onFlow: { f in
@@ -96,6 +100,7 @@ public struct AuditInputs {
             if let failure { throw failure }
             captureDestinations += x.destinations
             warnings += x.warnings.prefix(20).map { "\(shown): \($0)" }
+            decryptionNotes += DecryptionText.lines(x).map { "\(shown): \($0)" }
             if let e = x.readError { readErrors.append("\(shown): \(e) (everything before it was scanned)") }
             sources.append("\(x.format ?? "capture") file \(name)")
             return

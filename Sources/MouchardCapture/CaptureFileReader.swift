@@ -34,7 +34,9 @@ public struct CaptureFileReader: Sendable {
 
     /// Calls `body` for every packet in file order. Throws only when the file cannot be opened or
     /// read; format problems end the walk and come back in `Outcome.error`.
-    public func forEachPacket(_ body: (CapturedPacket) throws -> Void) throws -> Outcome {
+    /// `secrets` sees each pcapng Decryption Secrets Block (type and data) where it lies in the file.
+    public func forEachPacket(secrets: ((UInt32, ArraySlice<UInt8>) throws -> Void)? = nil,
+                              _ body: (CapturedPacket) throws -> Void) throws -> Outcome {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw OpenError(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
@@ -84,6 +86,9 @@ public struct CaptureFileReader: Sendable {
                 try body(p)
             case .skipped(let n):
                 position += n
+            case .decryptionSecrets(let type, let data, let n):
+                position += n
+                try secrets?(type, data)
             case .needMore(let atLeast):
                 want = atLeast - (buffer.count - position)
                 try refill(atLeast: want)

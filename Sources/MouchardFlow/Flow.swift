@@ -123,3 +123,15 @@ public struct FlowTimings: Sendable, Hashable {
         [blocked, dns, connect, send, wait, receive].compactMap { $0 }.filter { $0 > 0 }.reduce(0, +)
     }
 }
+
+extension Flow {
+    /// The `extras` entry (HAR custom field) that marks an exchange decrypted from a packet capture
+    /// with TLS keys (a key log or a pcapng secrets block), as opposed to intercepted by the proxy.
+    public static let decryptedFromCaptureField = "_decryptedFromCapture"
+
+    /// True for HTTPS exchanges Mouchard decrypted from a capture with TLS keys.
+    public var isDecryptedFromCapture: Bool {
+        get { extras[Flow.decryptedFromCaptureField] == "true" }
+        set { extras[Flow.decryptedFromCaptureField] = newValue ? "true" : nil }
+    }
+}

@@ -16,6 +16,8 @@ public struct CaptureExtraction: Sendable {
     public var readError: CaptureFileError?
     /// `pcap` or `pcapng` (files only).
     public var format: String?
+    /// With TLS keys: the TLS connections that could not be decrypted, and why.
+    public var undecryptedTLS: [UndecryptedTLSSession] = []
 
     public init(flows: [Flow] = [], dns: [DNSObservation] = [], destinations: [CaptureDestination] = [],
                 warnings: [String] = [], statistics: ExtractionStatistics = ExtractionStatistics(),
@@ -27,5 +29,21 @@ public struct CaptureExtraction: Sendable {
         self.statistics = statistics
         self.readError = readError
         self.format = format
+    }
+}
+
+/// A TLS connection a capture holds but the keys given did not open.
+public struct UndecryptedTLSSession: Sendable, Hashable {
+    public var client: Endpoint
+    public var server: Endpoint
+    public var serverName: String?
+    /// `no key for client random 5f3a…`, `unsupported cipher suite 0x009c`, `capture started mid-session`...
+    public var reason: String
+
+    public init(client: Endpoint, server: Endpoint, serverName: String?, reason: String) {
+        self.client = client
+        self.server = server
+        self.serverName = serverName
+        self.reason = reason
     }
 }

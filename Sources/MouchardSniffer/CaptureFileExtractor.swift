@@ -16,18 +16,22 @@ public enum CaptureFileExtractor {
     /// Extracts everything. Throws only when the file cannot be opened or read.
     /// `onFlow` sees flows as they complete; with `collect: false` they are not kept in the result.
     public static func extract(path: String, limits: ReassemblyLimits = ReassemblyLimits(), collect: Bool = true,
-                               onFlow: ((Flow) -> Void)? = nil) throws -> CaptureExtraction {
-        try extract(path: path, limits: limits, collect: collect, onDNS: nil, onFlow: onFlow)
+                               keys: TLSKeyStore? = nil, onFlow: ((Flow) -> Void)? = nil) throws -> CaptureExtraction {
+        try extract(path: path, limits: limits, collect: collect, keys: keys, onDNS: nil, onFlow: onFlow)
     }
 
     /// `extract` that also hands each DNS answer to `onDNS` as it is read (with `collect: false`
     /// neither flows nor DNS answers are kept in the result).
+    /// `keys` decrypts TLS (pcapng secrets blocks in the file are added to them, or used alone).
     public static func extract(path: String, limits: ReassemblyLimits = ReassemblyLimits(), collect: Bool = true,
+                               keys: TLSKeyStore? = nil,
                                onDNS: ((DNSObservation) -> Void)?, onFlow: ((Flow) -> Void)?) throws -> CaptureExtraction {
-        let extractor = PcapFlowExtractor(limits: limits, collect: collect)
+        let extractor = PcapFlowExtractor(limits: limits, collect: collect, keys: keys)
         extractor.onFlow = onFlow
         extractor.onDNS = onDNS
-        let outcome = try CaptureFileReader(path: path).forEachPacket { extractor.process($0) }
+        let outcome = try CaptureFileReader(path: path).forEachPacket(secrets: { type, data in
+            extractor.addSecretsBlock(type: type, data: data)
+        }) { extractor.process($0) }
         return extractor.finish(readError: outcome.error, format: outcome.format?.rawValue)
     }
 }

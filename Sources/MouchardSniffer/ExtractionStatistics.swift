@@ -31,6 +31,21 @@ public struct ExtractionStatistics: Sendable, Hashable {
     /// Responses with no request to pair with (capture started mid-exchange, gap).
     public var unpairedResponses = 0
     public var tlsClientHellos = 0
+    /// With TLS keys (a key log, a pcapng secrets block): connections decrypted and not (each of the
+    /// latter is listed with its reason in `CaptureExtraction.undecryptedTLS`).
+    public var tlsSessionsDecrypted = 0
+    public var tlsSessionsNotDecrypted = 0
+    public var tlsRecordsDecrypted = 0
+    /// Records that did not open under their key (damaged, or the key log's secret is wrong).
+    public var tlsRecordsFailedAuthentication = 0
+    /// Records cut short by the end of the capture or of the connection.
+    public var tlsRecordsTruncated = 0
+    /// Bytes at a record boundary that are no TLS record (the rest of that direction is lost).
+    public var tlsRecordsMalformed = 0
+    /// Decrypted connections that negotiated HTTP/2, which is not decoded yet.
+    public var tlsHTTP2NotDecoded = 0
+    /// Key log lines skipped (bad format, wrong secret length), from files and secrets blocks.
+    public var keyLogWarnings = 0
     public var quicInitials = 0
     public var dnsMessages = 0
     public var dnsMalformed = 0

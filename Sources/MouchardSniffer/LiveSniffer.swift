@@ -30,14 +30,26 @@ public final class LiveSniffer {
     public var packetsWritten: Int { writer?.packetsWritten ?? 0 }
 
     /// Opens `interface` (validating `filter` first) and, when `pcapPath` is set, creates that file.
+    /// `keyLog`: a key log file followed while capturing (read again every `keyLogPollInterval`).
     public init(interface: String, filter: String? = nil, promiscuous: Bool = false, pcapPath: String? = nil,
-                limits: ReassemblyLimits = ReassemblyLimits()) throws {
+                limits: ReassemblyLimits = ReassemblyLimits(), keyLog: String? = nil) throws {
         if let filter, !filter.isEmpty { try BPFFilter.validate(filter) }
         let live = try LiveCapture(interface: interface, filter: filter, promiscuous: promiscuous)
         capture = live
         writer = try pcapPath.map { try PcapFileWriter(path: $0, linkType: live.linkType) }
-        extractor = PcapFlowExtractor(limits: limits, collect: false)
+        if let keyLog {
+            let keys = TLSKeyStore()
+            extractor = PcapFlowExtractor(limits: limits, collect: false, keys: keys)
+            follower = KeyLogFollower(path: keyLog, keys: keys)
+        } else {
+            extractor = PcapFlowExtractor(limits: limits, collect: false)
+            follower = nil
+        }
     }
+
+    private let follower: KeyLogFollower?
+    /// Seconds between two reads of the followed key log.
+    static let keyLogPollInterval = 0.25
 
     /// Asks `run` to return (safe from any thread; seen within the capture's 100 ms poll).
     public func stop() { stopFlag.set() }
@@ -46,12 +58,19 @@ public final class LiveSniffer {
     /// `onFlow`), with libpcap's drop counters in `warnings` when packets were dropped.
     public func run(shouldStop: () -> Bool = { false }) throws -> CaptureExtraction {
         defer { writer?.close() }
+        follower?.poll()
+        var lastPoll = ContinuousClock.now
         while !stopFlag.isSet && !shouldStop() {
+            if let f = follower, ContinuousClock.now - lastPoll > .milliseconds(Int(LiveSniffer.keyLogPollInterval * 1000)) {
+                f.poll()
+                lastPoll = ContinuousClock.now
+            }
             guard let packet = try capture.next() else { continue }
             try writer?.write(packet)
             extractor.process(packet)
         }
         writer?.close()
+        follower?.poll()
         var result = extractor.finish()
         if let s = capture.statistics(), s.dropped > 0 || s.interfaceDropped > 0 {
             result.warnings.append("libpcap dropped \(s.dropped) packets (interface dropped \(s.interfaceDropped)) of \(s.received) received")

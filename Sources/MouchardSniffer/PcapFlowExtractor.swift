@@ -16,6 +16,9 @@ public final class PcapFlowExtractor {
     /// Called with each flow as it completes (after its id is assigned).
     public var onFlow: ((Flow) -> Void)?
     public var onDNS: ((DNSObservation) -> Void)?
+    /// TLS secrets to decrypt with (a key log, pcapng secrets blocks). Without them TLS connections
+    /// give their handshake metadata only.
+    public var keys: TLSKeyStore?
 
     public private(set) var statistics = ExtractionStatistics()
     private var flows: [Flow] = []
@@ -30,13 +33,29 @@ public final class PcapFlowExtractor {
     private var destinations = DestinationTable()
     private var lastSweep: Double = 0
     private var now: Double = 0
+    private var undecryptedTLS: [UndecryptedTLSSession] = []
+    static let maxUndecryptedListed = 1000
 
     /// Warnings kept in the result; the rest are only counted.
     static let maxWarnings = 200
 
-    public init(limits: ReassemblyLimits = ReassemblyLimits(), collect: Bool = true) {
+    public init(limits: ReassemblyLimits = ReassemblyLimits(), collect: Bool = true, keys: TLSKeyStore? = nil) {
         self.limits = limits
         self.collect = collect
+        self.keys = keys
+    }
+
+    /// A pcapng Decryption Secrets Block met while reading: its secrets are used from now on (and
+    /// by connections still waiting for theirs).
+    public func addSecretsBlock(type: UInt32, data: ArraySlice<UInt8>) {
+        let store = keys ?? TLSKeyStore()
+        keys = store
+        let bad = store.addSecretsBlock(type: type, data: data)
+        statistics.keyLogWarnings += bad.count
+        for w in bad.prefix(20) { warn("decryption secrets block: \(w)") }
+        if type != CaptureFileParser.tlsKeyLogSecretsType {
+            warn("decryption secrets block of type 0x\(String(type, radix: 16)) skipped (only TLS key logs are read)")
+        }
     }
 
     // MARK: - Packets
@@ -93,9 +112,17 @@ public final class PcapFlowExtractor {
             warn("\(statistics.droppedBytes) bytes were dropped by memory caps (request bodies or out-of-order buffers beyond their limits)")
         }
         if suppressedWarnings > 0 { warnings.append("... and \(suppressedWarnings) more warnings") }
+        if statistics.tlsRecordsFailedAuthentication > 0 || statistics.tlsRecordsTruncated > 0 || statistics.tlsRecordsMalformed > 0 {
+            warnings.append("TLS records: \(statistics.tlsRecordsFailedAuthentication) failed authentication, \(statistics.tlsRecordsTruncated) truncated, \(statistics.tlsRecordsMalformed) malformed")
+        }
+        if statistics.tlsHTTP2NotDecoded > 0 {
+            warnings.append("\(statistics.tlsHTTP2NotDecoded) decrypted connections negotiated HTTP/2, which is not decoded yet")
+        }
         if let e = readError { warnings.append("reading stopped: \(e)") }
-        return CaptureExtraction(flows: flows, dns: dnsObservations, destinations: destinations.summary(),
-                                 warnings: warnings, statistics: statistics, readError: readError, format: format)
+        var result = CaptureExtraction(flows: flows, dns: dnsObservations, destinations: destinations.summary(),
+                                       warnings: warnings, statistics: statistics, readError: readError, format: format)
+        result.undecryptedTLS = undecryptedTLS
+        return result
     }
 
     private func warn(_ s: String) {
@@ -129,7 +156,7 @@ public final class PcapFlowExtractor {
         var events: [TCPDirectionReassembler.Event] = []
         c.reassemblers[d].segment(sequence: tcp.sequence, syn: syn, fin: tcp.flags.contains(.fin), payload: tcp.payload,
                                   time: time, limits: limits, globalHeld: &globalHeld, stats: &statistics) { events.append($0) }
-        for e in events { deliver(e, direction: d, connection: c, time: time) }
+        for e in events { deliverStream(e, direction: d, connection: c, time: time) }
         if tcp.flags.contains(.rst) {
             close(c)
             return
@@ -140,7 +167,75 @@ public final class PcapFlowExtractor {
         }
     }
 
-    /// Hands reassembled bytes (or a gap) of direction `d` to whatever protocol it speaks.
+    /// Reassembled TCP bytes of direction `d`: through the TLS decryptor when the connection has one,
+    /// else straight to the protocol the direction speaks.
+    private func deliverStream(_ event: TCPDirectionReassembler.Event, direction d: Int, connection c: TCPConnection, time: Double) {
+        guard let tls = c.tls else {
+            deliver(event, direction: d, connection: c, time: time)
+            return
+        }
+        switch event {
+        case .gap(let length):
+            warn("gap of \(length) bytes in \(c.endpoint(d)) → \(c.endpoint(1 - d)) at \(timeText(time))")
+            handleTLS(tls.gap(direction: d, length: length), connection: c)
+        case .data(let bytes, let t):
+            handleTLS(tls.feed(direction: d, bytes: bytes, time: t), connection: c)
+        }
+    }
+
+    /// What the TLS decryptor gave: the negotiation, then decrypted bytes, handed to the
+    /// application protocol the handshake chose (the hook where an HTTP/2 decoder plugs in).
+    private func handleTLS(_ events: [TLSConnectionDecryptor.Event], connection c: TCPConnection) {
+        for event in events {
+            switch event {
+            case .established(let n):
+                c.negotiation = n
+                if n.alpn == "h2" {
+                    statistics.tlsHTTP2NotDecoded += 1
+                    c.protocols = [.ignored, .ignored]
+                } else {
+                    c.protocols = [.undetermined([]), .undetermined([])]
+                }
+            case .plaintext(let d, let bytes, let t):
+                deliver(.data(bytes[...], time: t), direction: d, connection: c, time: t)
+            case .lost(let d, let reason):
+                warn("\(c.endpoint(d)) → \(c.endpoint(1 - d)): \(reason); the rest of this direction is not decrypted")
+                deliver(.gap(length: 0), direction: d, connection: c, time: c.lastSeen)
+            }
+        }
+    }
+
+    /// The connection ends: keys that came late are tried once more, counters are taken, and a
+    /// connection that gave no decrypted exchange is listed (with why) and keeps its metadata flow.
+    private func finishTLS(_ tls: TLSConnectionDecryptor, connection c: TCPConnection) {
+        handleTLS(tls.retry(time: c.lastSeen), connection: c)
+        tls.finish()
+        statistics.tlsRecordsDecrypted += tls.counters.decryptedRecords
+        statistics.tlsRecordsFailedAuthentication += tls.counters.authenticationFailures
+        statistics.tlsRecordsTruncated += tls.counters.truncatedRecords
+        statistics.tlsRecordsMalformed += tls.counters.malformedRecords
+        let d = tls.clientDirection
+        if tls.established {
+            statistics.tlsSessionsDecrypted += 1
+        } else {
+            noteUndecrypted(c, client: d, reason: tls.failure ?? "not decrypted")
+        }
+        if c.httpFlows == 0, let hello = c.tlsHello {
+            let why = tls.established ? (c.negotiation?.alpn == "h2" ? "decrypted; HTTP/2 is not decoded yet" : nil)
+                : "not decrypted: \(tls.failure ?? "unknown reason")"
+            emitTLS(hello, direction: d, connection: c, time: c.firstSeen, error: why)
+        }
+        c.tls = nil
+    }
+
+    private func noteUndecrypted(_ c: TCPConnection, client d: Int, reason: String) {
+        statistics.tlsSessionsNotDecrypted += 1
+        guard undecryptedTLS.count < PcapFlowExtractor.maxUndecryptedListed else { return }
+        undecryptedTLS.append(UndecryptedTLSSession(client: c.endpoint(d), server: c.endpoint(1 - d),
+                                                    serverName: c.tlsHello?.serverName, reason: reason))
+    }
+
+    /// Hands reassembled (or decrypted) bytes, or a gap, of direction `d` to whatever protocol it speaks.
     private func deliver(_ event: TCPDirectionReassembler.Event, direction d: Int, connection c: TCPConnection, time: Double) {
         switch event {
         case .gap(let length):
@@ -183,6 +278,10 @@ public final class PcapFlowExtractor {
     /// Decides what a direction speaks from its first bytes.
     private func classify(_ buffer: [UInt8], direction d: Int, connection c: TCPConnection, time: Double) {
         let bytes = buffer[...]
+        if c.negotiation != nil {
+            classifyDecrypted(buffer, direction: d, connection: c, time: time)
+            return
+        }
         if c.key.lowPort == 53 || c.key.highPort == 53 {
             var b = buffer
             c.protocols[d] = .dns(readTCPDNS(&b, direction: d, connection: c, time: time))
@@ -194,13 +293,22 @@ public final class PcapFlowExtractor {
             if buffer.count < TLSClientHello.maxHelloLength { c.protocols[d] = .undetermined(buffer) }
             return
         case .clientHello(let hello):
-            emitTLS(hello, direction: d, connection: c, time: time)
             c.protocols = [.ignored, .ignored]
+            if let keys {
+                startTLS(hello, keys: keys, buffered: buffer, direction: d, connection: c, time: time)
+            } else {
+                emitTLS(hello, direction: d, connection: c, time: time)
+            }
             return
         case .malformed:
             return  // stays ignored
         case .notTLS:
-            break
+            if keys != nil, !synchronized, PcapFlowExtractor.looksLikeTLSRecord(bytes) {
+                c.protocols = [.ignored, .ignored]
+                c.sawTLS = true
+                noteUndecrypted(c, client: 1 - c.serverDirection, reason: "capture started mid-session (no handshake seen)")
+                return
+            }
         }
         if HTTPStreamParser.looksLikeRequestLine(bytes) {
             startHTTP(direction: d, connection: c, request: true, synchronized: true, initial: bytes, time: time)
@@ -218,6 +326,41 @@ public final class PcapFlowExtractor {
             startHTTP(direction: d, connection: c, request: nil, synchronized: false, initial: bytes, time: time)
         }
         // else: a stream seen from its start that is neither HTTP nor TLS: ignored.
+    }
+
+    /// A ClientHello with keys to try: both directions go through a decryptor from now on, starting
+    /// with the bytes already buffered. The metadata flow waits for the outcome.
+    private func startTLS(_ hello: TLSClientHello, keys: TLSKeyStore, buffered: [UInt8], direction d: Int,
+                          connection c: TCPConnection, time: Double) {
+        statistics.tlsClientHellos += 1
+        c.sawTLS = true
+        c.requestDirection = d
+        if c.hostName == nil { c.hostName = hello.serverName }
+        c.tlsHello = hello
+        let tls = TLSConnectionDecryptor(clientDirection: d, keys: keys)
+        c.tls = tls
+        handleTLS(tls.feed(direction: d, bytes: buffered[...], time: time), connection: c)
+    }
+
+    /// Decrypted bytes start: HTTP/1 is recognised by its start line; the stream was seen from its
+    /// start, so anything else is not HTTP/1 and is ignored.
+    private func classifyDecrypted(_ buffer: [UInt8], direction d: Int, connection c: TCPConnection, time: Double) {
+        let bytes = buffer[...]
+        if HTTPStreamParser.looksLikeRequestLine(bytes) {
+            startHTTP(direction: d, connection: c, request: true, synchronized: true, initial: bytes, time: time)
+        } else if HTTPStreamParser.looksLikeStatusLine(bytes) {
+            startHTTP(direction: d, connection: c, request: false, synchronized: true, initial: bytes, time: time)
+        } else if !bytes.contains(0x0A) && bytes.count < 8192 {
+            c.protocols[d] = .undetermined(buffer)
+        }
+    }
+
+    /// A TLS record header (content type 20-23, version 3.x, a possible length): a stream caught
+    /// after its handshake.
+    static func looksLikeTLSRecord(_ b: ArraySlice<UInt8>) -> Bool {
+        guard b.count >= 5, let type = b.u8(at: 0), let major = b.u8(at: 1), let minor = b.u8(at: 2),
+              let length = b.be16(at: 3) else { return false }
+        return (20...23).contains(type) && major == 3 && minor <= 4 && Int(length) <= TLSRecordSplitter.maxFragmentLength
     }
 
     /// Switches direction `d` (and, when known, the opposite one) to HTTP parsing.
@@ -296,8 +439,9 @@ public final class PcapFlowExtractor {
         for d in 0..<2 {
             var events: [TCPDirectionReassembler.Event] = []
             c.reassemblers[d].flush(globalHeld: &globalHeld, stats: &statistics) { events.append($0) }
-            for e in events { deliver(e, direction: d, connection: c, time: c.lastSeen) }
+            for e in events { deliverStream(e, direction: d, connection: c, time: c.lastSeen) }
         }
+        if let tls = c.tls { finishTLS(tls, connection: c) }
         for d in 0..<2 where !c.ended[d] { endDirection(d, of: c, time: c.lastSeen) }
         while !c.pendingRequests.isEmpty {
             emitHTTP(request: c.pendingRequests.removeFirst(), response: nil, connection: c)
@@ -309,7 +453,7 @@ public final class PcapFlowExtractor {
         let server = c.serverDirection
         let address = c.key.address(server)
         let host = c.hostName ?? namesByAddress[address] ?? address.description
-        let transport = c.sawHTTP ? "http" : (c.sawTLS ? "tls" : "other")
+        let transport = c.negotiation != nil || (c.sawTLS && !c.sawHTTP) ? "tls" : (c.sawHTTP ? "http" : "other")
         let flowCount = c.sawHTTP || c.sawTLS ? 0 : 1  // HTTP and TLS flows are counted as they are emitted
         destinations.record(host: host, address: address.description, transport: transport, flows: flowCount,
                             bytes: c.payloadBytes)
@@ -350,7 +494,8 @@ public final class PcapFlowExtractor {
         guard let head = request.requestHead else { return }
         let d = c.requestDirection ?? (1 - c.serverDirection)
         let server = c.endpoint(1 - d)
-        let req = HTTPRequest(head: head, scheme: "http", fallbackAuthority: "\(server.description)",
+        let decrypted = c.negotiation != nil
+        let req = HTTPRequest(head: head, scheme: decrypted ? "https" : "http", fallbackAuthority: "\(server.description)",
                               body: request.body, bodyTruncated: request.bodyTruncated)
         var resp: HTTPResponse?
         var timings = FlowTimings(started: Date(timeIntervalSince1970: request.started),
@@ -362,24 +507,32 @@ public final class PcapFlowExtractor {
         }
         var error = request.incomplete.map { "request incomplete: \($0)" }
         if let why = response?.incomplete { error = (error.map { $0 + "; " } ?? "") + "response incomplete: \(why)" }
-        let flow = Flow(id: nextFlowID, source: .pcap, transport: .http, request: req, response: resp, timings: timings,
-                        client: c.endpoint(d), server: server, error: error)
+        var flow = Flow(id: nextFlowID, source: .pcap, transport: decrypted ? .https : .http, request: req, response: resp,
+                        timings: timings, client: c.endpoint(d), server: server, error: error)
+        if decrypted, let n = c.negotiation {
+            flow.tls = TLSFacts(serverName: c.tlsHello?.serverName, alpn: n.alpn.map { [$0] } ?? [],
+                                version: TLSClientHello.versionName(n.version))
+            flow.isDecryptedFromCapture = true
+        }
         nextFlowID += 1
         c.httpFlows += 1
-        destinations.record(host: req.host.isEmpty ? server.address : req.host, address: server.address, transport: "http",
-                            flows: 1)
+        destinations.record(host: req.host.isEmpty ? server.address : req.host, address: server.address,
+                            transport: decrypted ? "tls" : "http", flows: 1)
         publish(flow)
     }
 
-    private func emitTLS(_ hello: TLSClientHello, direction d: Int, connection c: TCPConnection, time: Double) {
-        statistics.tlsClientHellos += 1
-        c.sawTLS = true
-        c.requestDirection = d
-        if c.hostName == nil { c.hostName = hello.serverName }
+    private func emitTLS(_ hello: TLSClientHello, direction d: Int, connection c: TCPConnection, time: Double,
+                         error: String? = nil) {
+        if c.tls == nil {
+            statistics.tlsClientHellos += 1
+            c.sawTLS = true
+            c.requestDirection = d
+            if c.hostName == nil { c.hostName = hello.serverName }
+        }
         let server = c.endpoint(1 - d)
         let flow = Flow(id: nextFlowID, source: .pcap, transport: .tlsMetadata,
                         timings: FlowTimings(started: Date(timeIntervalSince1970: time)), client: c.endpoint(d), server: server,
-                        tls: TLSFacts(serverName: hello.serverName, alpn: hello.alpn, version: hello.versionName))
+                        tls: TLSFacts(serverName: hello.serverName, alpn: hello.alpn, version: hello.versionName), error: error)
         nextFlowID += 1
         let host = hello.serverName ?? namesByAddress[c.key.address(1 - d)] ?? server.address
         destinations.record(host: host, address: server.address, transport: "tls", flows: 1)

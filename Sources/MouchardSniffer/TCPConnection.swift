@@ -31,6 +31,11 @@ final class TCPConnection {
     var tlsFlows = 0
     /// First HTTP Host or SNI, to name the destination.
     var hostName: String?
+    /// TLS with keys to try: the decryptor both directions' bytes go through, the ClientHello, what
+    /// the handshake chose, and whether the handshake's metadata flow is still to be emitted.
+    var tls: TLSConnectionDecryptor?
+    var tlsHello: TLSClientHello?
+    var negotiation: TLSConnectionDecryptor.Negotiation?
     var payloadBytes = 0
     let firstSeen: Double
     var lastSeen: Double

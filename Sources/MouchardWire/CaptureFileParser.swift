@@ -16,6 +16,9 @@ public struct CaptureFileParser: Sendable {
         case packet(CapturedPacket, consumed: Int)
         /// A header or a block with no packet (interface description, statistics...).
         case skipped(consumed: Int)
+        /// A pcapng Decryption Secrets Block: its secrets type (`TLSK` = 0x544c534b is an NSS key
+        /// log) and data, which apply to the packets of the file (Wireshark puts them before them).
+        case decryptionSecrets(type: UInt32, data: ArraySlice<UInt8>, consumed: Int)
         /// The buffer holds only part of the next record: give more bytes.
         case needMore(atLeast: Int)
         /// The file ended cleanly at a record boundary.
@@ -51,7 +54,7 @@ public struct CaptureFileParser: Sendable {
         case .pcapng: step = try readPcapngBlock(buffer, endOfFile: endOfFile)
         }
         switch step {
-        case .packet(_, let n), .skipped(let n): offset += n
+        case .packet(_, let n), .skipped(let n), .decryptionSecrets(_, _, let n): offset += n
         case .needMore(let n) where endOfFile:
             throw CaptureFileError(.truncated, at: offset,
                                    "the next record needs \(n) bytes, the file has \(buffer.count) left")
@@ -178,10 +181,21 @@ public struct CaptureFileParser: Sendable {
             let packet = CapturedPacket(timestamp: 0, linkType: linkTypes[0], data: data.prefix(caplen),
                                         originalLength: Int(origlen), fileOffset: offset)
             return .packet(packet, consumed: length)
+        case CaptureFileParser.decryptionSecretsBlockType:
+            guard let secretsType = u32(body, 0), let secretsLength = u32(body, 4),
+                  let data = body.field(at: 8, length: Int(secretsLength)) else {
+                throw CaptureFileError(.corrupt, at: offset, "decryption secrets block shorter than the secrets it announces")
+            }
+            return .decryptionSecrets(type: secretsType, data: data, consumed: length)
         default:
             return .skipped(consumed: length)
         }
     }
+
+    /// pcapng block type of a Decryption Secrets Block.
+    public static let decryptionSecretsBlockType: UInt32 = 0x0000_000A
+    /// DSB secrets type of an NSS key log (`TLSK`).
+    public static let tlsKeyLogSecretsType: UInt32 = 0x544C_534B
 
     /// `if_tsresol` (option 9) of an interface: units per second (default microseconds).
     private func interfaceResolution(options: ArraySlice<UInt8>) -> Double {

@@ -5,6 +5,12 @@ public struct TLSClientHello: Sendable, Hashable {
     public var alpn: [String]
     /// The highest offered version (from supported_versions when present): 0x0304 is TLS 1.3.
     public var version: UInt16
+    /// The 32-byte client random: what key logs name a connection by.
+    public var random: [UInt8] = []
+    /// The legacy session id (TLS 1.2 resumption by id echoes it).
+    public var sessionID: [UInt8] = []
+    /// The client offered 0-RTT data (early_data extension).
+    public var offersEarlyData = false
 
     public init(serverName: String?, alpn: [String], version: UInt16) {
         self.serverName = serverName
@@ -90,11 +96,13 @@ public struct TLSClientHello: Sendable, Hashable {
             guard try r.readUInt8() == 1 else { return .notTLS }
             var body = try r.readReader(count: Int(try r.readUInt24()))
             var version = try body.readUInt16()
-            try body.skip(32)                             // random
-            try body.skip(Int(try body.readUInt8()))      // session id
+            let random = Array(try body.readBytes(32))
+            let sessionID = Array(try body.readBytes(Int(try body.readUInt8())))
             try body.skip(Int(try body.readUInt16()))     // cipher suites
             try body.skip(Int(try body.readUInt8()))      // compression methods
             var hello = TLSClientHello(serverName: nil, alpn: [], version: version)
+            hello.random = random
+            hello.sessionID = sessionID
             if body.isAtEnd { return .clientHello(hello) }  // no extensions (old clients)
             var extensions = try body.readReader(count: Int(try body.readUInt16()))
             while !extensions.isAtEnd {
@@ -104,6 +112,7 @@ public struct TLSClientHello: Sendable, Hashable {
                 case 0: hello.serverName = try serverName(in: &data)
                 case 16: hello.alpn = try alpnProtocols(in: &data)
                 case 43: if let best = try highestVersion(in: &data) { version = best }
+                case 42: hello.offersEarlyData = true
                 default:
                     break
                 }

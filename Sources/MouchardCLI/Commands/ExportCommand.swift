@@ -2,23 +2,33 @@ import Foundation
 import MouchardAudit
 import MouchardFlow
 import MouchardKit
+import MouchardSniffer
 import MouchardStore
 
 /// `mouchard export S --har OUT`: writes a session's flows as a HAR 1.2 file.
 struct ExportCommand: MouchardCommand {
     static let spec = CommandSpec(
-        name: "export", abstract: "export a session's flows as a HAR file, curl commands or a Swift test",
-        usage: "SESSION --har OUT.har | SESSION --flows IDS --format curl|swift-test [--device FILE] [--out FILE]",
+        name: "export", abstract: "export a session's flows as a HAR file, curl commands or a Swift test, or its packets as a pcapng",
+        usage: "SESSION --har OUT.har | SESSION --pcapng OUT.pcapng [--keylog FILE]... | SESSION --flows IDS --format curl|swift-test [--device FILE] [--out FILE]",
         discussion: """
-        Writes every flow of the session, in order, as HAR 1.2 (creator mouchard) that 'mouchard import'
-        reads back with the same methods, URLs, headers and bodies. Flows seen only as TLS metadata are
-        written as CONNECT entries marked "_noRequest". OUT '-' writes to standard output.
+        --har writes every flow of the session, in order, as HAR 1.2 (creator mouchard) that 'mouchard
+        import' reads back with the same methods, URLs, headers and bodies. Flows seen only as TLS
+        metadata are written as CONNECT entries marked "_noRequest". OUT '-' writes to standard output.
+
+        --pcapng writes the session's packets with its TLS secrets in a Decryption Secrets Block, so
+        Wireshark and tshark show the HTTP decrypted with no setting: the packets of traffic.pcap
+        (sniffer and gateway sessions) with keys.log and any --keylog file; for sessions recorded by
+        the proxy (no packets), one synthesised TCP connection per exchange between its client and
+        server addresses, HTTPS as TLS 1.2 records under fresh secrets, HTTP in clear.
+
         --format curl prints a curl command per selected flow (headers in order, the body as sent);
         --format swift-test writes a Swift Testing test per flow for MouchardKit that loads the flow and
         pins its current findings (audited alone, with the --device profile embedded when given).
         """,
         options: [
             OptionSpec("--har", value: "OUT", help: "HAR file to write"),
+            OptionSpec("--pcapng", value: "OUT", help: "pcapng file to write (packets and TLS secrets)"),
+            KeyLogOption.spec,
             OptionSpec("--flows", value: "IDS", help: "the flows to export, e.g. 12 or 3,5-9 (curl and swift-test)"),
             OptionSpec("--format", value: "FORMAT", help: "har (with --har), curl or swift-test"),
             OptionSpec("--device", value: "FILE", help: "swift-test: the device profile to audit with (embedded in the test)"),
@@ -36,7 +46,11 @@ struct ExportCommand: MouchardCommand {
             guard args.value("--har") == nil else { throw UsageError("--har writes HAR; leave it out with --format \(format)") }
             return try code(format, args, io)
         }
-        guard let out = args.value("--har") else { throw UsageError("'export' needs --har OUT, or --format curl|swift-test") }
+        if let pcapng = args.value("--pcapng") {
+            guard args.value("--har") == nil else { throw UsageError("'export' writes --har or --pcapng, not both") }
+            return try exportPcapng(args, to: pcapng, io)
+        }
+        guard let out = args.value("--har") else { throw UsageError("'export' needs --har OUT, --pcapng OUT, or --format curl|swift-test") }
         let store = try SessionFiles.openSession(args.positionals[0], io: io, create: false)
         let directory = store.directory
         let writer = HARWriter(creatorVersion: Mouchard.version)
@@ -75,6 +89,39 @@ struct ExportCommand: MouchardCommand {
         }
         let shown = SessionFiles.display(directory, currentDirectory: io.currentDirectory)
         io.out("exported \(count) flow\(count == 1 ? "" : "s") from \(shown) to \(out)\n")
+        return 0
+    }
+
+    private static func exportPcapng(_ args: ParsedArguments, to out: String, _ io: CommandIO) throws -> Int32 {
+        let store = try SessionFiles.openSession(args.positionals[0], io: io, create: false)
+        let path = SessionFiles.absolute(out, currentDirectory: io.currentDirectory)
+        var keyLog = [UInt8](FileManager.default.contents(atPath: store.keyLogPath) ?? Data())
+        for file in args.all("--keylog") {
+            if !keyLog.isEmpty && keyLog.last != 0x0A { keyLog.append(0x0A) }
+            keyLog += [UInt8](try SessionFiles.read(file, currentDirectory: io.currentDirectory))
+        }
+        let summary: PcapngExport.Summary
+        let what: String
+        do {
+            if FileManager.default.fileExists(atPath: store.pcapPath) {
+                summary = try PcapngExport.copy(capturePath: store.pcapPath, keyLog: keyLog, to: path)
+                what = "\(summary.packets) packets of \(SessionStore.pcapFileName)"
+            } else {
+                summary = try PcapngExport.synthesise(extraKeyLog: keyLog, to: path) { body in
+                    try SessionFiles.clarifying(io) { try store.forEachFlow(body) }
+                }
+                what = "\(summary.packets) packets synthesised from \(summary.flows) exchanges"
+                    + (summary.skippedFlows > 0 ? " (\(summary.skippedFlows) TLS-metadata flows have no packets to write)" : "")
+            }
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError("\(out): cannot write (\(error))")
+        }
+        let shown = SessionFiles.display(store.directory, currentDirectory: io.currentDirectory)
+        let secrets = summary.keyLogBytes > 0 ? ", TLS secrets in a decryption secrets block" : ", no TLS secrets"
+        io.out("exported \(what) from \(shown) to \(out)\(secrets)\n")
+        if let e = summary.readError { io.err("mouchard: warning: \(SessionStore.pcapFileName): \(e) (packets before it were exported)\n") }
         return 0
     }
 }

@@ -26,6 +26,7 @@ struct ReportCommand: MouchardCommand {
             OptionSpec("--device", value: "FILE", help: "device profile (known values to look for, docs/device-profile.md)"),
             OptionSpec("--app", value: "NAME", help: "the app under audit (report title, first-party hint)"),
             OptionSpec("--first-party", value: "DOMAIN", help: "a domain of the app's own company", repeatable: true),
+            KeyLogOption.spec,
             OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules, the installed Rules/)"),
             OptionSpec("--fail-on", value: "CATEGORIES", help: "exit 3 when findings of these categories exist", repeatable: true),
             OptionSpec("--diff-against", value: "OLD", help: "add a section of what changed since OLD (a session or file; html and md)"),
@@ -50,9 +51,11 @@ struct ReportCommand: MouchardCommand {
         }
         let setup = try AuditSetup.load(args, io: io)
         var inputs = AuditInputs(args.positionals)
+        inputs.keys = try KeyLogOption.load(args, io: io)
         // The renderers list every finding, so they are kept (the flows are not).
         var findings: [Finding] = []
         let summary = try setup.audit(&inputs, currentDirectory: io.currentDirectory) { findings.append($0) }
+        for n in inputs.decryptionNotes { io.err("mouchard: \(n)\n") }
         for w in (inputs.warnings + inputs.readErrors).prefix(10) { io.err("mouchard: warning: \(w)\n") }
         var bytes = try ReportRenderer.render(format, summary: summary, findings: findings, rules: setup.ruleMetadata)
         if let old = args.value("--diff-against") {

@@ -24,6 +24,7 @@ struct ScanCommand: MouchardCommand {
             OptionSpec("--device", value: "FILE", help: "device profile (JSON) whose values to look for"),
             OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules, the installed Rules/)"),
             OptionSpec("--first-party", value: "DOMAIN", help: "a domain of the app's own company", repeatable: true),
+            KeyLogOption.spec,
             OptionSpec("--format", value: "FORMAT", help: "text (default), json or jsonl"),
             OptionSpec("--fail-on", value: "CATEGORIES", help: "exit 3 when a finding has one of these categories (comma-separated, or 'any')"),
         ],
@@ -44,6 +45,7 @@ struct ScanCommand: MouchardCommand {
         }
         let setup = try AuditSetup.load(args, io: io)
         var inputs = AuditInputs(args.positionals)
+        inputs.keys = try KeyLogOption.load(args, io: io)
         // Findings are written as they are found (json: the array first, the summary after them).
         let out = OutputBuffer(io)
         var count = 0
@@ -71,6 +73,7 @@ struct ScanCommand: MouchardCommand {
             break
         }
         out.flush()
+        for n in inputs.decryptionNotes { io.err("mouchard: \(n)\n") }
         for e in inputs.readErrors { io.err("mouchard: error: \(e)\n") }
         if !inputs.readErrors.isEmpty { return 1 }
         return hit ? 3 : 0

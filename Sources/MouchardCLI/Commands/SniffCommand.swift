@@ -34,6 +34,7 @@ struct SniffCommand: MouchardCommand {
             OptionSpec("--first-party", value: "DOMAIN", help: "a domain of the app's own company", repeatable: true),
             OptionSpec("--promiscuous", help: "capture in promiscuous mode"),
             OptionSpec("--duration", value: "SECONDS", help: "stop by itself after this many seconds"),
+            OptionSpec("--keylog", value: "FILE", help: "TLS key log to follow while capturing (decrypts TLS as its lines appear)"),
         ],
         minPositionals: 0, maxPositionals: 0)
 
@@ -53,7 +54,8 @@ struct SniffCommand: MouchardCommand {
         let sniffer: LiveSniffer
         do {
             sniffer = try LiveSniffer(interface: interface, filter: args.value("--filter"),
-                                      promiscuous: args.flag("--promiscuous"), pcapPath: store?.pcapPath)
+                                      promiscuous: args.flag("--promiscuous"), pcapPath: store?.pcapPath,
+                                      keyLog: args.value("--keylog").map { SessionFiles.absolute($0, currentDirectory: io.currentDirectory) })
         } catch {
             throw CLIError("\(error)")
         }

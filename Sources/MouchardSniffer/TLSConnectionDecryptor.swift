@@ -1,0 +1,384 @@
+import MouchardCodec
+import MouchardWire
+
+/// Decrypts one TLS connection seen in a capture, sans I/O: the reassembled bytes of each
+/// direction go in (`feed`), events come out: the negotiation (version, suite, ALPN) once keys
+/// are found, then each direction's decrypted application bytes, in order.
+///
+/// The handshake is followed in the clear up to the ServerHello (client random, suite, version);
+/// secrets are then looked up in the key store by client random. TLS 1.3: each direction walks its
+/// key epochs (early data, handshake, application 0, 1... after KeyUpdate), moving on at
+/// EndOfEarlyData, Finished and KeyUpdate seen in the decrypted handshake, and, when a record does
+/// not open under the current key, trying the next epochs (0-RTT rejected, a key log without the
+/// handshake secrets). TLS 1.2: key block from the master secret and both randoms (PRF),
+/// protection starting at each side's ChangeCipherSpec; a session resumed by id reuses the master
+/// secret an earlier connection of the capture had.
+///
+/// Records that arrive before the keys are known are held (bounded), so a key that comes later
+/// (a secrets block further on in the file, a line appended to the key log while sniffing) still
+/// opens them.
+final class TLSConnectionDecryptor {
+    /// What the handshake chose.
+    struct Negotiation: Sendable, Hashable {
+        var version: UInt16
+        var suite: String
+        /// The ALPN protocol (`h2`, `http/1.1`), nil when none was negotiated.
+        var alpn: String?
+    }
+
+    enum Event {
+        /// Keys found (TLS 1.3: after EncryptedExtensions, which carries the ALPN).
+        case established(Negotiation)
+        /// Decrypted application data of direction `direction`, in stream order.
+        case plaintext(direction: Int, bytes: [UInt8], time: Double)
+        /// The rest of a direction cannot be decrypted (gap, malformed record): why.
+        case lost(direction: Int, reason: String)
+    }
+
+    /// Counters for the extraction statistics.
+    struct Counters {
+        var decryptedRecords = 0
+        var authenticationFailures = 0
+        var truncatedRecords = 0
+        var malformedRecords = 0
+    }
+
+    let clientDirection: Int
+    private let keys: TLSKeyStore
+    private(set) var clientHello: TLSClientHello?
+    private(set) var serverHello: TLSServerHello?
+    private(set) var suite: TLSCipherSuite?
+    private(set) var negotiation: Negotiation?
+    /// Why this connection is not (or no longer) decrypted; nil while all is well.
+    private(set) var failure: String?
+    private(set) var counters = Counters()
+    private(set) var established = false
+
+    private var readers = [TLSRecordSplitter(), TLSRecordSplitter()]
+    private var handshakes = [TLSHandshakeReassembler(), TLSHandshakeReassembler()]
+    /// Records not processed yet, per direction (waiting for the ServerHello or for keys).
+    private var pending: [[TLSRecord]] = [[], []]
+    private var pendingBytes = 0
+    private var lostDirection = [false, false]
+    /// Keys found (or definitively missing) for this connection.
+    private var keysResolved = false
+    private var keysGeneration = -1
+    /// TLS 1.3: per direction, the traffic secrets in order and the current one.
+    private var epochs: [[Epoch]] = [[], []]
+    private var epochIndex = [0, 0]
+    /// TLS 1.2: per direction, the protection that takes effect at its ChangeCipherSpec.
+    private var tls12Protection: [TLSRecordProtection?] = [nil, nil]
+    private var protection: [TLSRecordProtection?] = [nil, nil]
+    private var changeCipherSpecSeen = [false, false]
+    private var events: [Event] = []
+
+    /// Records held while waiting for keys, across both directions.
+    static let maxPendingBytes = 4 << 20
+    /// How many epochs past the current one a record that fails to open may belong to.
+    static let epochLookahead = 2
+
+    private struct Epoch {
+        enum Kind { case early, handshake, application }
+        var kind: Kind
+        var secret: [UInt8]
+    }
+
+    init(clientDirection: Int, keys: TLSKeyStore) {
+        self.clientDirection = clientDirection
+        self.keys = keys
+    }
+
+    private var serverDirection: Int { 1 - clientDirection }
+
+    // MARK: - Input
+
+    /// Reassembled bytes of direction `d`; returns the events they caused.
+    func feed(direction d: Int, bytes: ArraySlice<UInt8>, time: Double) -> [Event] {
+        guard !lostDirection[d] else { return [] }
+        readers[d].append(bytes)
+        while true {
+            switch readers[d].next() {
+            case .record(let record):
+                process(record, direction: d, time: time)
+            case .needMore:
+                return takeEvents()
+            case .malformed(let reason):
+                counters.malformedRecords += 1
+                lose(d, reason: "malformed TLS record: \(reason)")
+                return takeEvents()
+            }
+        }
+    }
+
+    /// A hole in direction `d`'s stream: record framing and sequence numbers are lost for the rest of it.
+    func gap(direction d: Int, length: Int) -> [Event] {
+        if !lostDirection[d] { lose(d, reason: "capture gap of \(length) bytes in the TLS stream") }
+        return takeEvents()
+    }
+
+    /// Looks again for keys that were missing (the key store gained secrets).
+    func retry(time: Double) -> [Event] {
+        guard !keysResolved, serverHello != nil, keys.generation != keysGeneration else { return [] }
+        resolveKeys()
+        for d in 0..<2 { drain(d, time: time) }
+        return takeEvents()
+    }
+
+    /// The connection ended: records cut short are counted, and a connection whose keys never came
+    /// gets its reason.
+    func finish() {
+        for d in 0..<2 where readers[d].bufferedCount > 0 && !lostDirection[d] { counters.truncatedRecords += 1 }
+        guard failure == nil else { return }
+        if serverHello == nil {
+            if clientHello != nil { failure = "no ServerHello seen (the handshake did not complete in the capture)" }
+        } else if !keysResolved {
+            failure = "no key for client random \(shortHex(clientHello?.random ?? []))"
+        }
+    }
+
+    private func takeEvents() -> [Event] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    private func lose(_ d: Int, reason: String) {
+        lostDirection[d] = true
+        pendingBytes -= pending[d].reduce(0) { $0 + $1.fragment.count }
+        pending[d] = []
+        if established {
+            events.append(.lost(direction: d, reason: reason))
+        } else if failure == nil {
+            failure = reason
+        }
+    }
+
+    private func fail(_ reason: String) {
+        if failure == nil { failure = reason }
+        for d in 0..<2 where !lostDirection[d] { lose(d, reason: reason) }
+    }
+
+    // MARK: - Records
+
+    private func process(_ record: TLSRecord, direction d: Int, time: Double) {
+        if !pending[d].isEmpty || mustWait(record, direction: d) {
+            hold(record, direction: d)
+            if keys.generation != keysGeneration && serverHello != nil && !keysResolved {
+                resolveKeys()
+                drain(d, time: time)
+            }
+            return
+        }
+        handle(record, direction: d, time: time)
+    }
+
+    /// An encrypted record whose keys are not known yet (no ServerHello, or no secrets so far).
+    private func mustWait(_ record: TLSRecord, direction d: Int) -> Bool {
+        guard failure == nil else { return false }
+        if suite?.isTLS13 == false || (suite == nil && record.type != TLSRecord.applicationData) {
+            // TLS 1.2, or before the ServerHello: cleartext until ChangeCipherSpec.
+            return changeCipherSpecSeen[d] && protection[d] == nil && !keysResolved
+        }
+        return record.type == TLSRecord.applicationData && !keysResolved
+    }
+
+    private func hold(_ record: TLSRecord, direction d: Int) {
+        guard pendingBytes + record.fragment.count <= TLSConnectionDecryptor.maxPendingBytes else {
+            fail("no key for client random \(shortHex(clientHello?.random ?? [])) (more than \(TLSConnectionDecryptor.maxPendingBytes >> 20) MiB of records waited for it)")
+            return
+        }
+        pending[d].append(record)
+        pendingBytes += record.fragment.count
+    }
+
+    private func drain(_ d: Int, time: Double) {
+        while let first = pending[d].first, !mustWait(first, direction: d) || failure != nil {
+            pending[d].removeFirst()
+            pendingBytes -= first.fragment.count
+            if failure == nil { handle(first, direction: d, time: time) }
+        }
+    }
+
+    private func handle(_ record: TLSRecord, direction d: Int, time: Double) {
+        if record.type == TLSRecord.changeCipherSpec {
+            guard suite?.isTLS13 != true else { return }  // TLS 1.3 middlebox compatibility record
+            changeCipherSpecSeen[d] = true
+            protection[d] = tls12Protection[d]
+            return
+        }
+        guard failure == nil || !lostDirection[d] else { return }
+        if protection[d] == nil {
+            if record.type == TLSRecord.handshake { handshakeBytes(record.fragment, direction: d, encrypted: false, time: time) }
+            // Cleartext alerts and anything before keys: nothing to decrypt.
+            return
+        }
+        guard let (type, plaintext) = open(record, direction: d) else {
+            counters.authenticationFailures += 1
+            return
+        }
+        counters.decryptedRecords += 1
+        switch type {
+        case TLSRecord.handshake: handshakeBytes(plaintext[...], direction: d, encrypted: true, time: time)
+        case TLSRecord.applicationData:
+            if !plaintext.isEmpty { events.append(.plaintext(direction: d, bytes: plaintext, time: time)) }
+        default: break  // alerts
+        }
+    }
+
+    /// Opens a record under the direction's current key; TLS 1.3 then tries the next epochs.
+    private func open(_ record: TLSRecord, direction d: Int) -> (UInt8, [UInt8])? {
+        if var p = protection[d] {
+            let opened = p.open(header: record.header, fragment: record.fragment)
+            protection[d] = p  // the sequence number advances either way
+            if let opened { return opened }
+        }
+        guard suite?.isTLS13 == true else { return nil }
+        let current = epochIndex[d]
+        for next in (current + 1)..<min(epochs[d].count, current + 1 + TLSConnectionDecryptor.epochLookahead) {
+            guard let s = suite, var p = TLSRecordProtection(suite: s, trafficSecret: epochs[d][next].secret) else { continue }
+            if let opened = p.open(header: record.header, fragment: record.fragment) {
+                epochIndex[d] = next
+                protection[d] = p
+                return opened
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Handshake
+
+    private func handshakeBytes(_ bytes: ArraySlice<UInt8>, direction d: Int, encrypted: Bool, time: Double) {
+        handshakes[d].append(bytes)
+        while let message = handshakes[d].next() {
+            handshakeMessage(type: message.type, body: message.body, direction: d, encrypted: encrypted, time: time)
+        }
+    }
+
+    private enum HandshakeType {
+        static let clientHello: UInt8 = 1
+        static let serverHello: UInt8 = 2
+        static let endOfEarlyData: UInt8 = 5
+        static let encryptedExtensions: UInt8 = 8
+        static let finished: UInt8 = 20
+        static let keyUpdate: UInt8 = 24
+    }
+
+    private func handshakeMessage(type: UInt8, body: ArraySlice<UInt8>, direction d: Int, encrypted: Bool, time: Double) {
+        switch type {
+        case HandshakeType.clientHello where !encrypted && d == clientDirection:
+            // After a HelloRetryRequest the second ClientHello keeps the same random.
+            if clientHello == nil {
+                var whole: [UInt8] = [type, UInt8(body.count >> 16 & 0xFF), UInt8(body.count >> 8 & 0xFF), UInt8(body.count & 0xFF)]
+                whole += body
+                clientHello = TLSClientHello.parse(handshakeMessage: whole[...])
+                if clientHello == nil { fail("malformed ClientHello") }
+            }
+        case HandshakeType.serverHello where !encrypted && d == serverDirection:
+            guard serverHello == nil else { return }
+            let hello: TLSServerHello
+            do { hello = try TLSServerHello.parse(body: body) } catch {
+                fail("malformed ServerHello (\(error))")
+                return
+            }
+            if hello.isHelloRetryRequest { return }
+            serverHello = hello
+            guard let s = TLSCipherSuite.named(hello.cipherSuite) else {
+                fail("unsupported cipher suite 0x\(hexString([UInt8(hello.cipherSuite >> 8), UInt8(hello.cipherSuite & 0xFF)])) (decrypted: TLS 1.3 and TLS 1.2 AEAD suites)")
+                return
+            }
+            guard (hello.version == 0x0304) == s.isTLS13, hello.version >= 0x0303 else {
+                fail("unsupported version \(TLSClientHello.versionName(hello.version)) with \(s.name)")
+                return
+            }
+            suite = s
+            negotiation = Negotiation(version: hello.version, suite: s.name, alpn: hello.alpn)
+            resolveKeys()
+            for o in 0..<2 { drain(o, time: time) }
+        case HandshakeType.encryptedExtensions where encrypted && d == serverDirection:
+            negotiation?.alpn = TLSServerHello.alpn(encryptedExtensions: body)
+            announce()
+        case HandshakeType.endOfEarlyData where encrypted && d == clientDirection:
+            advance(d, to: .handshake)
+        case HandshakeType.finished where encrypted && suite?.isTLS13 == true:
+            advance(d, to: .application)
+        case HandshakeType.keyUpdate where encrypted && suite?.isTLS13 == true:
+            keyUpdate(d)
+            // An update_requested KeyUpdate makes the peer send its own, which we see in its direction.
+        default:
+            break
+        }
+    }
+
+    private func announce() {
+        guard !established, let n = negotiation else { return }
+        established = true
+        events.append(.established(n))
+    }
+
+    private func advance(_ d: Int, to kind: Epoch.Kind) {
+        guard let next = epochs[d].indices.first(where: { $0 > epochIndex[d] && epochs[d][$0].kind == kind }),
+              let s = suite else { return }
+        epochIndex[d] = next
+        protection[d] = TLSRecordProtection(suite: s, trafficSecret: epochs[d][next].secret)
+    }
+
+    /// TLS 1.3 KeyUpdate: the next application secret (RFC 8446 §7.2).
+    private func keyUpdate(_ d: Int) {
+        guard let s = suite, let current = epochs[d].last, current.kind == .application else { return }
+        let next = TLSKeyDerivation.expandLabel(s.hash, secret: current.secret, label: "traffic upd", length: s.hash.length)
+        epochs[d].append(Epoch(kind: .application, secret: next))
+        epochIndex[d] = epochs[d].count - 1
+        protection[d] = TLSRecordProtection(suite: s, trafficSecret: next)
+    }
+
+    // MARK: - Keys
+
+    private func resolveKeys() {
+        keysGeneration = keys.generation
+        guard !keysResolved, failure == nil, let s = suite, let ch = clientHello, let sh = serverHello else { return }
+        let secrets = keys.secrets(clientRandom: ch.random)
+        if s.isTLS13 {
+            guard let secrets else { return }
+            var client: [Epoch] = []
+            var server: [Epoch] = []
+            if ch.offersEarlyData, let e = secrets[.clientEarlyTrafficSecret] { client.append(Epoch(kind: .early, secret: e)) }
+            if let c = secrets[.clientHandshakeTrafficSecret] { client.append(Epoch(kind: .handshake, secret: c)) }
+            if let h = secrets[.serverHandshakeTrafficSecret] { server.append(Epoch(kind: .handshake, secret: h)) }
+            if let c = secrets[.clientTrafficSecret0] { client.append(Epoch(kind: .application, secret: c)) }
+            if let h = secrets[.serverTrafficSecret0] { server.append(Epoch(kind: .application, secret: h)) }
+            guard !client.isEmpty || !server.isEmpty else { return }
+            for e in client + server where e.secret.count != s.hash.length {
+                fail("key log secret of \(e.secret.count) bytes for \(s.name) (expected \(s.hash.length))")
+                return
+            }
+            keysResolved = true
+            epochs[clientDirection] = client
+            epochs[serverDirection] = server
+            for d in 0..<2 {
+                epochIndex[d] = 0
+                protection[d] = epochs[d].first.flatMap { TLSRecordProtection(suite: s, trafficSecret: $0.secret) }
+            }
+            if secrets[.serverHandshakeTrafficSecret] == nil { announce() }  // no EncryptedExtensions to wait for
+            return
+        }
+        let resumed = !sh.sessionID.isEmpty && sh.sessionID == ch.sessionID
+        guard let master = secrets?[.clientRandom] ?? (resumed ? keys.masterSecret(sessionID: sh.sessionID) : nil) else { return }
+        keysResolved = true
+        keys.remember(masterSecret: master, sessionID: sh.sessionID)
+        let keyLength = s.algorithm.keyLength
+        let ivLength = s.fixedIVLength
+        let block = TLSKeyDerivation.prf(s.hash, secret: master, label: "key expansion", seed: sh.random + ch.random,
+                                         length: 2 * keyLength + 2 * ivLength)
+        let clientKey = Array(block[0..<keyLength])
+        let serverKey = Array(block[keyLength..<(2 * keyLength)])
+        let clientIV = Array(block[(2 * keyLength)..<(2 * keyLength + ivLength)])
+        let serverIV = Array(block[(2 * keyLength + ivLength)...])
+        tls12Protection[clientDirection] = TLSRecordProtection(suite: s, key: clientKey, iv: clientIV)
+        tls12Protection[serverDirection] = TLSRecordProtection(suite: s, key: serverKey, iv: serverIV)
+        for d in 0..<2 where changeCipherSpecSeen[d] { protection[d] = tls12Protection[d] }
+        announce()
+    }
+}
+
+func shortHex(_ bytes: [UInt8]) -> String {
+    bytes.count > 8 ? hexString(bytes.prefix(8)) + "…" : hexString(bytes)
+}
