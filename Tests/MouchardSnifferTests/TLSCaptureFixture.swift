@@ -1,4 +1,5 @@
 import Foundation
+import MouchardTestSupport
 
 /// A real TLS capture made once per test run by `scripts/record-tls-capture.sh` (openssl s_server,
 /// curl and openssl s_client writing key logs, tcpdump on loopback), and tshark's reading of it.
@@ -54,7 +55,7 @@ enum TLSCaptureFixture {
     static func record(rounds: Int = 1) -> Recording? {
         guard available else { return nil }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mouchard-tls-\(UUID().uuidString)")
-        let script = TestPaths.repositoryRoot.appendingPathComponent("scripts/record-tls-capture.sh").path
+        let script = TestFiles.repositoryRoot.appendingPathComponent("scripts/record-tls-capture.sh").path
         guard run("/bin/bash", [script, dir.path, String(rounds)]) != nil,
               let text = try? String(contentsOf: dir.appendingPathComponent("requests.txt"), encoding: .utf8) else { return nil }
         return Recording(directory: dir, requests: text.split(separator: "\n").map(String.init))

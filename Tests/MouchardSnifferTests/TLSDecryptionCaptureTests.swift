@@ -1,4 +1,5 @@
 import Foundation
+import MouchardTestSupport
 import Testing
 import MouchardFlow
 import MouchardSniffer

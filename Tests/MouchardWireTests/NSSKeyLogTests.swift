@@ -1,3 +1,4 @@
+import MouchardTestSupport
 import Testing
 import MouchardWire
 
