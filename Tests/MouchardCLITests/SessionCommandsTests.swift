@@ -35,18 +35,22 @@ private func devHAR(_ device: String) -> String {
         let r = w.run(["import", "--help"])
         #expect(r.status == 0)
         #expect(r.out == """
-        usage: mouchard import FILE.har --session NAME
+        usage: mouchard import FILE.har|FILE.pcap --session NAME
 
-        import a HAR file into a session
+        import a HAR file or a capture into a session
 
         options:
           -s, --session NAME  session to import into
-          --skip-bad-entries  import the well-formed entries, warn about the others
+          --strict            fail on a HAR entry that cannot be read (default: skip it with a warning)
+          --skip-bad-entries  skip HAR entries that cannot be read, with a warning (the default)
           -h, --help          show this help
 
-        Reads a HAR 1.2 file (Chrome, Firefox, mitmproxy, Charles or Mouchard export) and appends its
-        flows to the session, each committed as it is stored. NAME is the folder captures/NAME under
-        the current directory; a value containing '/' is a path. The session is created if needed.
+        Reads a HAR 1.2 file (Chrome, Firefox, mitmproxy, Charles or Mouchard export) or a pcap/pcapng
+        capture (told apart by content) and appends its flows to the session, each committed as it is
+        stored. A HAR entry that cannot be read is skipped with a warning naming it (--strict: exit 1);
+        a capture cut short is imported up to the damage, then exit 1. NAME is the folder
+        captures/NAME under the current directory; a value containing '/' is a path. The session is
+        created if needed.
 
         """)
         #expect(w.run(["export", "--help"]).out.hasPrefix("""
@@ -61,7 +65,7 @@ private func devHAR(_ device: String) -> String {
         """))
         #expect(w.run(["help", "flows"]).out.hasPrefix("usage: mouchard flows SESSION\n\nlist the flows of a session\n"))
         let top = w.run(["--help"]).out
-        #expect(top.contains("\n  import   import a HAR file into a session\n"))
+        #expect(top.contains("\n  import   import a HAR file or a capture into a session\n"))
         #expect(top.contains("\n  export   export a session's flows as a HAR file\n"))
         #expect(top.contains("\n  flows    list the flows of a session\n"))
     }
@@ -71,10 +75,10 @@ private func devHAR(_ device: String) -> String {
         defer { w.cleanUp() }
         let a = w.run(["import", "x.har"])
         #expect(a.status == 64)
-        #expect(a.err == "mouchard: 'import' needs --session NAME\nusage: mouchard import FILE.har --session NAME\n(see 'mouchard import --help')\n")
+        #expect(a.err == "mouchard: 'import' needs --session NAME\nusage: mouchard import FILE.har|FILE.pcap --session NAME\n(see 'mouchard import --help')\n")
         let b = w.run(["import", "--session", "s"])
         #expect(b.status == 64)
-        #expect(b.err.hasPrefix("mouchard: 'import' needs FILE.har\n"))
+        #expect(b.err.hasPrefix("mouchard: 'import' needs FILE.har|FILE.pcap\n"))
         let c = w.run(["export", "s"])
         #expect(c.status == 64)
         #expect(c.err.hasPrefix("mouchard: 'export' needs --har OUT\n"))
@@ -97,11 +101,11 @@ private func devHAR(_ device: String) -> String {
         {"log": {"entries": [{"request": {"method": "GET", "url": "http://a.example/", "headers": []}},
                              {"request": {"method": "GET", "url": "http://a.example/", "headers": [{"name": "X", "value": 7}]}}]}}
         """#)
-        let bad = w.run(["import", "bad.har", "--session", "s"])
+        let bad = w.run(["import", "bad.har", "--session", "s", "--strict"])
         #expect(bad.status == 1)
         #expect(bad.err == "mouchard: error: bad.har: log.entries[1].request.headers[0].value: expected a string, found a number\n")
         #expect(!FileManager.default.fileExists(atPath: w.path + "/captures/s"), "nothing is created for a bad file")
-        let skipping = w.run(["import", "bad.har", "--session", "s", "--skip-bad-entries"])
+        let skipping = w.run(["import", "bad.har", "--session", "s"])
         #expect(skipping.status == 0)
         #expect(skipping.err == "mouchard: warning: bad.har: log.entries[1].request.headers[0].value: expected a string, found a number (entry skipped)\n")
         #expect(skipping.out == "imported 1 flow from bad.har into captures/s (flow 1)\n")

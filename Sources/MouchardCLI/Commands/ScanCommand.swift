@@ -26,6 +26,7 @@ struct ScanCommand: MouchardCommand {
             OptionSpec("--first-party", value: "DOMAIN", help: "a domain of the app's own company", repeatable: true),
             OptionSpec("--format", value: "FORMAT", help: "text (default), json or jsonl"),
             OptionSpec("--fail-on", value: "CATEGORIES", help: "exit 3 when a finding has one of these categories (comma-separated, or 'any')"),
+            OptionSpec("--strict", help: "fail on a HAR entry that cannot be read (default: skip it with a warning)"),
         ],
         minPositionals: 1, maxPositionals: nil)
 
@@ -44,6 +45,7 @@ struct ScanCommand: MouchardCommand {
         }
         let setup = try AuditSetup.load(args, io: io)
         var inputs = AuditInputs(args.positionals)
+        inputs.strict = args.flag("--strict")
         // Findings are written as they are found (json: the array first, the summary after them).
         let out = OutputBuffer(io)
         var count = 0
@@ -67,12 +69,15 @@ struct ScanCommand: MouchardCommand {
         case "text":
             out.text += TextSummary.render(summary, mode: setup.profile == nil ? "pattern rules" : "device profile")
             out.text += CaptureDestinationsText.render(inputs.captureDestinations)
+            out.text += InputWarningsText.render(inputs.warnings)
         default:
             break
         }
         out.flush()
-        for e in inputs.readErrors { io.err("mouchard: error: \(e)\n") }
-        if !inputs.readErrors.isEmpty { return 1 }
+        // The text output lists the warnings itself; a JSON document holds them too, but whoever
+        // redirects it to a file should still see on the terminal that something was not read.
+        if format != "text" { for w in inputs.warnings { io.err("mouchard: warning: \(w)\n") } }
+        if let status = inputs.reportReadErrors(io.err) { return status }
         return hit ? 3 : 0
     }
 }
