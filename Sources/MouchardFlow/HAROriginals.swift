@@ -15,12 +15,15 @@ enum HAROriginals {
         ["request", "method"], ["request", "url"], ["request", "httpVersion"], ["request", "cookies"],
         ["request", "headers"], ["request", "queryString"], ["request", "postData", "mimeType"],
         ["request", "postData", "text"], ["request", "postData", "params"],
-        ["request", "postData", "comment"], ["request", "headersSize"], ["request", "bodySize"], ["request", "comment"],
+        ["request", "postData", "comment"], ["request", "postData", "encoding"], ["request", "headersSize"], ["request", "bodySize"], ["request", "comment"],
         ["response", "status"], ["response", "statusText"], ["response", "httpVersion"], ["response", "cookies"],
         ["response", "headers"], ["response", "content", "size"], ["response", "content", "compression"],
         ["response", "content", "mimeType"], ["response", "content", "comment"],
         ["response", "redirectURL"], ["response", "headersSize"], ["response", "bodySize"], ["response", "comment"],
     ]
+
+    static let textPath = ["request", "postData", "text"]
+    static let encodingPath = ["request", "postData", "encoding"]
 
     /// Extras key prefixes: the original value, or "absent in the original".
     static let keptPrefix = "="
@@ -29,6 +32,9 @@ enum HAROriginals {
     /// Records in `extras` the fields of `original` that `written` does not reproduce.
     static func record(original: JSONValue, written: JSONValue, into extras: inout [String: String]) {
         for path in paths {
+            // The text's encoding is kept only with the text itself (the writer's pair is consistent).
+            if path == encodingPath, extras[keptPrefix + textPath.joined(separator: ".")] == nil,
+               extras[absentPrefix + textPath.joined(separator: ".")] == nil { continue }
             let o = value(at: path, in: original)
             let w = value(at: path, in: written)
             let key = path.joined(separator: ".")
