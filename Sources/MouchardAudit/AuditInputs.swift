@@ -5,6 +5,7 @@ import MouchardInspection
 import MouchardReport
 import MouchardSniffer
 import MouchardStore
+import MouchardWire
 
 /// The inputs of `scan` and `report`, streamed: HAR files (parsed whole), pcap/pcapng captures (told
 /// apart by their magic bytes, flows handed over as they complete), session folders or names
@@ -26,6 +27,8 @@ public struct AuditInputs {
     public var keys: TLSKeyStore?
     /// What TLS decryption did per capture (decrypted and not, with reasons), for stderr.
     public var decryptionNotes: [String] = []
+    /// `--strict`: a HAR entry that cannot be read fails the input instead of being skipped with a warning.
+    public var strict = false
 
     /// `HAR file a.har; pcap file b.pcap`.
     public var sourceLine: String { sources.joined(separator: "; ") }
@@ -80,9 +83,13 @@ public struct AuditInputs {
 
     private mutating func streamFile(_ path: String, shown: String, flow: @escaping (Flow) throws -> Void, sink: Sink) throws {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw AuditError("\(shown): cannot read") }
-        let header = Array(handle.readData(ofLength: 16))
+        let header = Array(handle.readData(ofLength: 64))
+        let size = Int((try? handle.seekToEnd()) ?? 0)
         try? handle.close()
         let name = (shown as NSString).lastPathComponent
+        if let what = CaptureFileExtractor.nonCaptureDescription(header: header, fileSize: size) {
+            throw AuditError("\(shown): \(what)")
+        }
         if CaptureFileExtractor.isCaptureFile(header: header) {
             var failure: (any Error)?
             let x: CaptureExtraction
@@ -99,19 +106,24 @@ public struct AuditInputs {
             }
             if let failure { throw failure }
             captureDestinations += x.destinations
-            warnings += x.warnings.prefix(20).map { "\(shown): \($0)" }
+            warnings += x.warnings.filter { !$0.hasPrefix("reading stopped: ") }.map { "\(shown): \($0)" }
             decryptionNotes += DecryptionText.lines(x).map { "\(shown): \($0)" }
-            if let e = x.readError { readErrors.append("\(shown): \(e) (everything before it was scanned)") }
+            if let e = x.readError { readErrors.append(Self.readErrorLine(shown, e)) }
             sources.append("\(x.format ?? "capture") file \(name)")
             return
+        }
+        guard CaptureFileExtractor.looksLikeJSON(header: header) else {
+            throw AuditError("\(shown): neither a capture (pcap, pcapng), a HAR file nor a findings document (it does not start with JSON)")
         }
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let flows: [Flow]
         do {
-            flows = try HARReader.read(data)
+            flows = try Self.readHAR(data, shown: shown, strict: strict, warnings: &warnings)
         } catch let harError {
+            // A HAR whose entries are at fault (--strict, or none readable): said as such.
+            if harError.path.hasPrefix("log.entries[") { throw AuditError("\(shown): \(harError)") }
             guard let doc = try? FindingsJSON.load(data) else {
-                throw AuditError("\(shown): neither a capture, a HAR file nor a findings document (\(harError))")
+                throw AuditError("\(shown): looks like a HAR/JSON file but is neither a HAR file nor a findings document (\(harError))")
             }
             try sink.findings(doc.findings)
             sources.append("findings file \(name)")
@@ -143,6 +155,40 @@ public struct AuditInputs {
             return .session(path)
         }
         throw AuditError("no file \(path) and no session \(sessionFolder)")
+    }
+
+    /// A HAR file's flows; an entry that cannot be read is skipped with a warning naming it
+    /// (`--strict`: the first one fails the file, as it does when no entry can be read).
+    public static func readHAR(_ data: Data, shown: String, strict: Bool, warnings: inout [String]) throws(HARError) -> [Flow] {
+        if strict { return try HARReader.read(data) }
+        let (flows, skipped) = try HARReader.readSkippingBadEntries(data)
+        // Not one entry readable: the file is no usable HAR, whatever its shape.
+        if flows.isEmpty, let first = skipped.first(where: { !$0.notNetwork }) { throw first }
+        warnings += skippedEntryLines(skipped, shown: shown)
+        return flows
+    }
+
+    /// Skipped HAR entries as warning lines: one per entry up to `skippedEntriesShown`, then a count.
+    public static func skippedEntryLines(_ skipped: [HARError], shown: String) -> [String] {
+        var lines = skipped.prefix(skippedEntriesShown).map { "\(shown): \($0) (entry skipped)" }
+        if skipped.count > skippedEntriesShown {
+            lines.append("\(shown): \(skipped.count - skippedEntriesShown) more HAR entries skipped (\(skipped.count) in all)")
+        }
+        return lines
+    }
+
+    public static let skippedEntriesShown = 10
+
+    /// The line `scan`, `report` and `import` all give for a capture whose reading stopped early.
+    public static func readErrorLine(_ shown: String, _ error: CaptureFileError) -> String {
+        "\(shown): \(error) (everything before it was read)"
+    }
+
+    /// Says on stderr which captures were cut short (the same line for `scan`, `report` and
+    /// `import`); the exit status 1 when there were any, else nil.
+    public func reportReadErrors(_ err: (String) -> Void) -> Int32? {
+        for e in readErrors { err("mouchard: error: \(e)\n") }
+        return readErrors.isEmpty ? nil : 1
     }
 
     static func resolve(_ path: String, currentDirectory: String) -> URL {

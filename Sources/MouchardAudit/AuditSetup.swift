@@ -81,7 +81,8 @@ extension AuditSetup {
     public func context(inputs: AuditInputs) -> AuditContext {
         AuditContext(toolVersion: MouchardRelease.version, inputs: inputs.inputs, source: inputs.sourceLine, app: app,
                      firstPartyDomains: firstParty, deviceName: profile?.name,
-                     deviceProfile: profile.map(Self.masked) ?? [], rulesVersion: rulesVersion)
+                     deviceProfile: profile.map(Self.masked) ?? [], rulesVersion: rulesVersion,
+                     warnings: inputs.warnings + inputs.readErrors)
     }
 
     /// Streams the inputs through the inspector into the summary (what `report` renders and `scan`

@@ -7,11 +7,15 @@ public struct HARError: Error, Sendable, Hashable, CustomStringConvertible {
     public var byteOffset: Int?
     /// What was wrong, e.g. `expected a string, found a number`.
     public var message: String
+    /// The entry is well-formed but records no network request (a `data:` or `blob:` URL...):
+    /// skipped without making the file suspect.
+    public var notNetwork: Bool
 
-    public init(path: String, byteOffset: Int? = nil, message: String) {
+    public init(path: String, byteOffset: Int? = nil, message: String, notNetwork: Bool = false) {
         self.path = path
         self.byteOffset = byteOffset
         self.message = message
+        self.notNetwork = notNetwork
     }
 
     /// `log.entries[3].request.url: missing`, or `byte 120: invalid JSON: expected ',' or '}'`.

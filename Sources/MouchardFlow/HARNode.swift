@@ -69,7 +69,7 @@ struct HARNode {
 extension JSONParser {
     /// How HAR files are parsed: browsers nest little, but custom `_fields` may nest deeper than
     /// request bodies do; a byte order mark (some exporters write one) is skipped.
-    static let har = JSONParser(maxDepth: 512, skipsByteOrderMark: true)
+    public static let har = JSONParser(maxDepth: 512, skipsByteOrderMark: true)
 }
 
 extension String {

@@ -55,6 +55,54 @@ public enum HARReader {
         return (flows, skipped)
     }
 
+    /// What `import` keeps of a HAR file: its flows with the originals of the fields `HARWriter`
+    /// would not reproduce (`HAROriginals`), the entries that could not be read (kept verbatim,
+    /// so that `export` writes them back where they were), and the members of `log` other than
+    /// `entries` (`pages`, `comment`, `browser`...).
+    public struct Document: Sendable {
+        public var flows: [Flow] = []
+        /// Why each unreadable entry was skipped.
+        public var skipped: [HARError] = []
+        /// Unreadable entries: their index in the file and their compact JSON text.
+        public var unread: [(index: Int, json: String)] = []
+        /// `log` members other than `version`, `creator` and `entries`: name and compact JSON text.
+        public var logFields: [(String, String)] = []
+        public init() {}
+    }
+
+    /// Reads a HAR file for a faithful import; `strict` fails on the first unreadable entry, and
+    /// so does a file none of whose entries can be read.
+    public static func readDocument(_ data: Data, strict: Bool) throws(HARError) -> Document {
+        let bytes = [UInt8](data)
+        var doc = Document()
+        try forEachEntry(bytes) { (k, e) throws(HARError) in
+            do throws(HARError) {
+                var f = try flow(e, id: k + 1)
+                HAROriginals.record(original: e.value, written: HARWriter.entryValue(f), into: &f.extras)
+                doc.flows.append(f)
+            } catch {
+                if strict { throw error }
+                doc.skipped.append(error)
+                doc.unread.append((k, String(decoding: JSONWriter.serialize(e.value, pretty: false), as: UTF8.self)))
+            }
+        }
+        // Not one entry readable: the file is no usable HAR, whatever its shape.
+        if doc.flows.isEmpty, let first = doc.skipped.first(where: { !$0.notNetwork }) { throw first }
+        let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let skimmer = JSONSkimmer(bytes, maxDepth: JSONParser.har.maxDepth)
+        if let root = skimmer.validate(start..<bytes.count), root.kind == .object,
+           let log = skimmer.members(of: root).first(where: { skimmer.string($0.key) == Array("log".utf8) })?.value,
+           log.kind == .object {
+            for m in skimmer.members(of: log) {
+                let name = String(decoding: skimmer.string(m.key), as: UTF8.self)
+                guard !["version", "creator", "entries"].contains(name),
+                      let v = try? JSONParser.har.parse(bytes[m.value.start..<m.value.end]) else { continue }
+                doc.logFields.append((name, String(decoding: JSONWriter.serialize(v, pretty: false), as: UTF8.self)))
+            }
+        }
+        return doc
+    }
+
     /// Calls `body` with each entry of `log.entries` (its index and node), building one entry's
     /// tree at a time: the document is first checked whole with a `JSONSkimmer` (the parser's
     /// grammar, nothing built), so a HAR of N bytes needs about N bytes plus its flows, not a tree
@@ -200,11 +248,19 @@ public enum HARReader {
                     timings: timings, client: client, server: server, tls: tls, error: flowError, extras: extras)
     }
 
+    /// URL schemes browsers record in HAR files for content that never left the device.
+    static let localSchemes: Set<String> = ["data", "blob", "about", "javascript", "chrome-extension", "moz-extension",
+                                            "safari-extension", "chrome", "file"]
+
     /// The request and the authority of its URL.
     static func readRequest(_ rq: HARNode, extras: inout [String: String]) throws(HARError) -> (HTTPRequest, String) {
         let method = try rq.required("method").string()
         let urlNode = try rq.required("url")
         let url = try urlNode.string()
+        if let colon = url.firstIndex(of: ":"), Self.localSchemes.contains(url[..<colon].lowercased()) {
+            throw HARError(path: urlNode.path, message: "a \(url[..<colon].lowercased()): URL, no network request (\"\(url.prefix(40))\")",
+                           notNetwork: true)
+        }
         guard let parts = URLParts(absolute: url), !parts.authority.isEmpty else {
             throw urlNode.fail("expected an absolute URL (scheme://host/path), found \"\(url.prefix(80))\"")
         }

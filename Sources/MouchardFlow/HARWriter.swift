@@ -43,13 +43,32 @@ public struct HARWriter: Sendable {
 
     // Streaming: begin(), then entry(_:isFirst:) for each flow, then end(), concatenated.
 
-    /// Everything before the first entry.
-    public func begin() -> [UInt8] {
+    /// Everything before the first entry. `logFields` are other members of `log` (name and JSON
+    /// text, e.g. `pages` or `comment` kept by `import`), written before `entries`.
+    public func begin(logFields: [(String, String)] = []) -> [UInt8] {
         let creator = JSONValue.object([("name", .string(creatorName)), ("version", .string(creatorVersion))])
         let c = String(decoding: JSONWriter.serialize(creator, pretty: false), as: UTF8.self)
-        let text = pretty ? "{\n  \"log\": {\n    \"version\": \"1.2\",\n    \"creator\": \(c),\n    \"entries\": ["
-                          : "{\"log\":{\"version\":\"1.2\",\"creator\":\(c),\"entries\":["
+        var text = pretty ? "{\n  \"log\": {\n    \"version\": \"1.2\",\n    \"creator\": \(c),"
+                          : "{\"log\":{\"version\":\"1.2\",\"creator\":\(c),"
+        for (name, json) in logFields {
+            guard let v = try? JSONParser.har.parse(Array(json.utf8)) else { continue }
+            var w = JSONWriter(pretty: pretty)
+            w.write(v, indent: 2)
+            let key = String(decoding: JSONWriter.serialize(.string(name), pretty: false), as: UTF8.self)
+            text += (pretty ? "\n    \(key): " : "\(key):") + String(decoding: w.output, as: UTF8.self) + ","
+        }
+        text += pretty ? "\n    \"entries\": [" : "\"entries\":["
         return Array(text.utf8)
+    }
+
+    /// An entry kept verbatim (one `import` could not read), preceded by the separator unless first.
+    public func rawEntry(_ json: String, isFirst: Bool) -> [UInt8] {
+        guard let v = try? JSONParser.har.parse(Array(json.utf8)) else { return [] }
+        var s = JSONWriter(pretty: pretty)
+        var out: [UInt8] = isFirst ? [] : [UInt8(ascii: ",")]
+        if pretty { out += Array("\n      ".utf8) }
+        s.write(v, indent: 3)
+        return out + s.output
     }
 
     /// One entry, preceded by the separator unless it is the first.
@@ -96,7 +115,9 @@ public struct HARWriter: Sendable {
             entry.append(("_clientPort", .number(String(client.port))))
         }
         appendExtras(extras.take(""), to: &entry)
-        return .object(entry)
+        var value = JSONValue.object(entry)
+        HAROriginals.apply(flow.extras, to: &value)
+        return value
     }
 
     static func requestValue(_ flow: Flow, extras: inout ExtrasByPlace) -> JSONValue {
@@ -276,7 +297,9 @@ public struct HARWriter: Sendable {
 struct ExtrasByPlace {
     private var remaining: [(String, String)]
 
-    init(_ extras: [String: String]) { remaining = extras.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+    init(_ extras: [String: String]) {
+        remaining = extras.filter { !HAROriginals.isKept($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
 
     /// Takes the extras under `prefix` (names without it, with no further dot); `""` takes the entry-level rest.
     mutating func take(_ prefix: String) -> [(String, String)] {

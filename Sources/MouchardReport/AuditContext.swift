@@ -19,10 +19,13 @@ public struct AuditContext: Sendable, Hashable {
     public var deviceProfile: [MaskedValue]
     /// Version or digest of the rules used.
     public var rulesVersion: String
+    /// What the inputs could not give (skipped HAR entries, undecoded frames, cut files...): one line
+    /// per class of problem with its count, in input order.
+    public var warnings: [String]
 
     public init(toolName: String = "mouchard", toolVersion: String, inputs: [String], source: String,
                 app: String? = nil, firstPartyDomains: [String] = [], deviceName: String? = nil,
-                deviceProfile: [MaskedValue] = [], rulesVersion: String = "unknown") {
+                deviceProfile: [MaskedValue] = [], rulesVersion: String = "unknown", warnings: [String] = []) {
         self.toolName = toolName
         self.toolVersion = toolVersion
         self.inputs = inputs
@@ -32,6 +35,7 @@ public struct AuditContext: Sendable, Hashable {
         self.deviceName = deviceName
         self.deviceProfile = deviceProfile
         self.rulesVersion = rulesVersion
+        self.warnings = warnings
     }
 }
 

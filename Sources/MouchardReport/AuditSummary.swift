@@ -147,6 +147,8 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         public var captureEnd: String?
         public var durationSeconds: Double
         public var dnsObservations: Int
+        /// What the inputs could not give, one line per class with its count (`AuditContext.warnings`).
+        public var warnings: [String] = []
     }
 
     /// How many entries each capped list left out.

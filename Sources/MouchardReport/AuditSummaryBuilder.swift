@@ -480,7 +480,7 @@ public struct AuditSummaryBuilder {
             app: context.app, firstPartyDomains: context.firstPartyDomains, deviceName: context.deviceName,
             deviceProfile: context.deviceProfile, rulesVersion: context.rulesVersion,
             captureStart: start.map(ReportTime.iso), captureEnd: end.map(ReportTime.iso),
-            durationSeconds: duration, dnsObservations: dnsCount)
+            durationSeconds: duration, dnsObservations: dnsCount, warnings: context.warnings)
 
         return AuditSummary(
             verdict: verdict, categories: categories, destinations: destinations, dataFlows: matrix,

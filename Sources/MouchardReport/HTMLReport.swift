@@ -325,6 +325,12 @@ private struct HTMLWriter {
             }
             h += "</tbody></table><span class=\"small muted\">Values masked.</span>"
         }
-        h += "</dd>\n<dt>Tool</dt><dd>\(esc(m.tool)) \(esc(m.toolVersion))</dd>\n</dl>\n</section>\n"
+        h += "</dd>\n"
+        if !m.warnings.isEmpty {
+            h += "<dt>Input warnings</dt><dd><ul class=\"small\">"
+            for w in m.warnings { h += "<li>\(esc(w, 600))</li>" }
+            h += "</ul></dd>\n"
+        }
+        h += "<dt>Tool</dt><dd>\(esc(m.tool)) \(esc(m.toolVersion))</dd>\n</dl>\n</section>\n"
     }
 }

@@ -106,6 +106,10 @@ public enum MarkdownReport {
             md += "- Device profile" + (m.deviceName.map { " " + MarkupEscaping.markdownShown($0, limit: 80) } ?? "") + " (masked): "
             md += m.deviceProfile.map { "\(MarkupEscaping.markdownShown($0.field, limit: 40)) \(MarkupEscaping.markdownShown($0.masked, limit: 40))" }.joined(separator: "; ") + "\n"
         }
+        if !m.warnings.isEmpty {
+            md += "- Input warnings:\n"
+            for w in m.warnings { md += "  - \(MarkupEscaping.markdownShown(w, limit: 600))\n" }
+        }
         md += "- Tool: \(MarkupEscaping.markdown(m.tool)) \(MarkupEscaping.markdown(m.toolVersion))\n"
         return md
     }

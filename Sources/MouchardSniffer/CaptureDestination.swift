@@ -48,11 +48,12 @@ struct DestinationTable {
         byHost[host] = d
     }
 
-    /// Every destination; names only resolved by DNS are marked `dns`.
+    /// Every destination (addresses sorted); names only resolved by DNS are marked `dns`.
     func summary() -> [CaptureDestination] {
         byHost.values.map { d -> CaptureDestination in
             var d = d
             if d.transports.count > 1 { d.transports.removeAll { $0 == "dns" } }
+            d.addresses.sort()
             return d
         }.sorted { ($0.bytes, $1.host) > ($1.bytes, $0.host) }
     }

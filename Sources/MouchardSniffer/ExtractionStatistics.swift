@@ -1,14 +1,28 @@
+import MouchardWire
+
 /// Counters of what the extraction saw, skipped and dropped: the honest account of a capture.
 public struct ExtractionStatistics: Sendable, Hashable {
     public var packets = 0
     public var bytes = 0
     /// Frames whose link type we do not decode or whose link header is cut.
     public var undecodableLink = 0
-    /// Frames that are not IP (ARP, LLDP...) or whose IP header is bad.
+    /// Of those, frames of a link type Mouchard does not decode, per link type.
+    public var unsupportedLinkTypes: [LinkType: Int] = [:]
+    /// Frames that are not IP (ARP, LLDP, 802.11 management...) or whose IP header is bad.
     public var nonIP = 0
+    /// Frames without IP per protocol name (`ARP (0x0806)`, `802.11 encrypted data`).
+    public var nonIPByProtocol: [String: Int] = [:]
     public var badIP = 0
-    /// IP fragments: counted and skipped (not reassembled).
+    /// IP packets of a transport other than TCP and UDP, per protocol number (1 ICMP, 58 ICMPv6...).
+    public var otherTransports: [UInt8: Int] = [:]
+    /// IP fragments that could not be used (dropped or never completed); see `fragments`.
     public var ipFragmentsSkipped = 0
+    /// IPv4 and IPv6 fragment reassembly.
+    public var fragments = IPFragmentReassembler.Statistics()
+    /// Connections whose client spoke cleartext HTTP/2 (prior-knowledge preface or an h2c upgrade).
+    public var cleartextHTTP2Connections = 0
+    /// Connections that started with a SOCKS5 handshake (skipped; what it carries is read).
+    public var socks5Connections = 0
     public var tcpSegments = 0
     public var udpDatagrams = 0
     public var badTransport = 0

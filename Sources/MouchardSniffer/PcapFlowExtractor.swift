@@ -26,9 +26,13 @@ public final class PcapFlowExtractor {
     private var warnings: [String] = []
     private var suppressedWarnings = 0
     private var nextFlowID = 1
+    /// Creation sequence of connections and conversations (their order in the capture).
+    private var nextOrder = 0
     private var connections: [ConnectionKey: TCPConnection] = [:]
     private var udp: [ConnectionKey: UDPConversation] = [:]
     private var globalHeld = 0
+    private var fragments = IPFragmentReassembler()
+    private var gapWarnings = WarningClass()
     private var namesByAddress: [IPAddress: String] = [:]
     private var destinations = DestinationTable()
     private var lastSweep: Double = 0
@@ -71,20 +75,38 @@ public final class PcapFlowExtractor {
         }
         guard let link = LinkLayerDecoder.decode(packet.data, linkType: packet.linkType) else {
             statistics.undecodableLink += 1
+            if !LinkLayerDecoder.supports(packet.linkType) { statistics.unsupportedLinkTypes[packet.linkType, default: 0] += 1 }
             return
         }
-        let source: IPAddress, destination: IPAddress, proto: UInt8, payload: ArraySlice<UInt8>
+        var source: IPAddress, destination: IPAddress, proto: UInt8, payload: ArraySlice<UInt8>
+        var reassembledBytes: [UInt8] = []
         switch link.network {
         case .ipv4:
             guard let ip = IPv4Packet(link.bytes) else { statistics.badIP += 1; return }
-            if ip.isFragment { statistics.ipFragmentsSkipped += 1; return }
             (source, destination, proto, payload) = (ip.source, ip.destination, ip.protocolNumber, ip.payload)
+            if ip.isFragment {
+                let key = IPFragmentReassembler.Key(source: ip.source, destination: ip.destination,
+                                                    identification: UInt32(ip.identification), protocolNumber: ip.protocolNumber)
+                guard case .complete(let bytes, _) = fragments.add(key, offset: ip.fragmentOffset, more: ip.moreFragments,
+                                                                  data: ip.payload, time: packet.timestamp) else { return }
+                reassembledBytes = bytes
+                payload = reassembledBytes[...]
+            }
         case .ipv6:
             guard let ip = IPv6Packet(link.bytes) else { statistics.badIP += 1; return }
-            if ip.isFragment { statistics.ipFragmentsSkipped += 1; return }
             (source, destination, proto, payload) = (ip.source, ip.destination, ip.protocolNumber, ip.payload)
-        case .other:
+            if ip.isFragment, let f = ip.fragment, let part = ip.fragmentable {
+                let key = IPFragmentReassembler.Key(source: ip.source, destination: ip.destination,
+                                                    identification: f.identification, protocolNumber: 0)
+                guard case .complete(let bytes, let next) = fragments.add(key, offset: f.offset, more: f.more, data: part.bytes,
+                                                                         context: part.next, time: packet.timestamp) else { return }
+                reassembledBytes = bytes
+                guard let whole = ip.reassembled(next: next, bytes: reassembledBytes[...]) else { statistics.badIP += 1; return }
+                (proto, payload) = (whole.protocolNumber, whole.payload)
+            }
+        case .other, .wifi:
             statistics.nonIP += 1
+            statistics.nonIPByProtocol[link.network.name, default: 0] += 1
             return
         }
         switch proto {
@@ -97,7 +119,7 @@ public final class PcapFlowExtractor {
             statistics.udpDatagrams += 1
             handleUDP(datagram, source: source, destination: destination, time: packet.timestamp)
         default:
-            break
+            statistics.otherTransports[proto, default: 0] += 1
         }
     }
 
@@ -105,12 +127,11 @@ public final class PcapFlowExtractor {
     /// and returns everything collected.
     public func finish(readError: CaptureFileError? = nil, format: String? = nil) -> CaptureExtraction {
         sweep(olderThan: .infinity)
-        if statistics.ipFragmentsSkipped > 0 {
-            warn("\(statistics.ipFragmentsSkipped) IP fragments were skipped (fragment reassembly is not done)")
-        }
-        if statistics.droppedBytes > 0 {
-            warn("\(statistics.droppedBytes) bytes were dropped by memory caps (request bodies or out-of-order buffers beyond their limits)")
-        }
+        fragments.finish()
+        statistics.fragments = fragments.statistics
+        statistics.ipFragmentsSkipped = fragments.statistics.dropped.values.reduce(0, +)
+        if let gaps = gapWarnings.line({ "\($0) gap\($0 == 1 ? "" : "s") in TCP streams, \($1) bytes lost" }) { warn(gaps) }
+        for w in CaptureWarnings.summary(of: statistics) { warn(w) }
         if suppressedWarnings > 0 { warnings.append("... and \(suppressedWarnings) more warnings") }
         if statistics.tlsRecordsFailedAuthentication > 0 || statistics.tlsRecordsTruncated > 0 || statistics.tlsRecordsMalformed > 0 {
             warnings.append("TLS records: \(statistics.tlsRecordsFailedAuthentication) failed authentication, \(statistics.tlsRecordsTruncated) truncated, \(statistics.tlsRecordsMalformed) malformed")
@@ -144,7 +165,8 @@ public final class PcapFlowExtractor {
         if connection == nil {
             guard syn || !tcp.payload.isEmpty else { return }
             if connections.count >= limits.connections { evictOldest() }
-            let c = TCPConnection(key: key, time: time)
+            let c = TCPConnection(key: key, time: time, order: nextOrder)
+            nextOrder += 1
             connections[key] = c
             statistics.tcpConnections += 1
             connection = c
@@ -239,7 +261,7 @@ public final class PcapFlowExtractor {
     private func deliver(_ event: TCPDirectionReassembler.Event, direction d: Int, connection c: TCPConnection, time: Double) {
         switch event {
         case .gap(let length):
-            warn("gap of \(length) bytes in \(c.endpoint(d)) → \(c.endpoint(1 - d)) at \(timeText(time))")
+            gapWarnings.add("\(length) bytes in \(c.endpoint(d)) → \(c.endpoint(1 - d)) at \(timeText(time))", amount: length)
             switch c.protocols[d] {
             case .http(var parser):
                 c.protocols[d] = .ignored
@@ -288,6 +310,7 @@ public final class PcapFlowExtractor {
             return
         }
         let synchronized = c.reassemblers[d].sawSYN
+        if stripSOCKS5(buffer, direction: d, connection: c, time: time) { return }
         switch TLSClientHello.parse(stream: bytes) {
         case .needMore:
             if buffer.count < TLSClientHello.maxHelloLength { c.protocols[d] = .undetermined(buffer) }
@@ -309,6 +332,15 @@ public final class PcapFlowExtractor {
                 noteUndecrypted(c, client: 1 - c.serverDirection, reason: "capture started mid-session (no handshake seen)")
                 return
             }
+        }
+        let preface = Self.http2Preface
+        if bytes.count < preface.count, bytes.elementsEqual(preface.prefix(bytes.count)) {
+            c.protocols[d] = .undetermined(buffer)
+            return
+        }
+        if bytes.hasBytePrefix(preface) {
+            markCleartextHTTP2(c)
+            return
         }
         if HTTPStreamParser.looksLikeRequestLine(bytes) {
             startHTTP(direction: d, connection: c, request: true, synchronized: true, initial: bytes, time: time)
@@ -362,6 +394,39 @@ public final class PcapFlowExtractor {
               let length = b.be16(at: 3) else { return false }
         return (20...23).contains(type) && major == 3 && minor <= 4 && Int(length) <= TLSRecordSplitter.maxFragmentLength
     }
+    /// A SOCKS5 handshake at the start of a stream seen from its SYN: its bytes are skipped, and
+    /// what follows (the proxied protocol) is classified as if the stream started there. True when
+    /// the bytes were taken (skipped, or kept waiting for the rest of the handshake).
+    private func stripSOCKS5(_ buffer: [UInt8], direction d: Int, connection c: TCPConnection, time: Double) -> Bool {
+        guard !c.socksDone[d] else { return false }
+        let length: SOCKS5Handshake.Length
+        if let client = c.socksClient {
+            length = client == d ? SOCKS5Handshake.clientLength(buffer[...]) : SOCKS5Handshake.serverLength(buffer[...])
+        } else {
+            guard c.reassemblers[d].sawSYN, c.clientDirection == d, SOCKS5Handshake.looksLikeGreeting(buffer[...]) else { return false }
+            length = SOCKS5Handshake.clientLength(buffer[...])
+        }
+        switch length {
+        case .notSOCKS:
+            c.socksDone[d] = true
+            return false
+        case .needMore:
+            if buffer.count < Self.maxSOCKS5Handshake { c.protocols[d] = .undetermined(buffer) }
+            return true
+        case .complete(let n):
+            if c.socksClient == nil {
+                c.socksClient = d
+                statistics.socks5Connections += 1
+            }
+            c.socksDone[d] = true
+            c.protocols[d] = .undetermined([])
+            if n < buffer.count { classify(Array(buffer[n...]), direction: d, connection: c, time: time) }
+            return true
+        }
+    }
+
+    /// A SOCKS5 handshake longer than this (user name and password of 255 bytes each, a long host) is garbage.
+    static let maxSOCKS5Handshake = 1024
 
     /// Switches direction `d` (and, when known, the opposite one) to HTTP parsing.
     /// `request` nil means "unknown role": the client side or the lower-port side decides.
@@ -419,9 +484,28 @@ public final class PcapFlowExtractor {
                 }
                 let request = c.pendingRequests.removeFirst()
                 emitHTTP(request: request, response: m, connection: c)
+                if m.responseHead?.status == 101, let upgrade = request.requestHead?.headers["Upgrade"],
+                   upgrade.lowercased().split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "h2c" }) {
+                    // Switched to HTTP/2 (RFC 7540 §3.2): the rest of the connection is binary frames.
+                    markCleartextHTTP2(c)
+                    return
+                }
             }
         }
     }
+
+    /// The client speaks HTTP/2 without TLS: counted and named, the rest of the connection ignored
+    /// (HTTP/2 frames are not decoded yet).
+    private func markCleartextHTTP2(_ c: TCPConnection) {
+        if !c.sawH2C {
+            c.sawH2C = true
+            statistics.cleartextHTTP2Connections += 1
+        }
+        c.protocols = [.ignored, .ignored]
+    }
+
+    /// The client connection preface of HTTP/2 (RFC 9113 §3.4).
+    static let http2Preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
     private func endDirection(_ d: Int, of c: TCPConnection, time: Double) {
         c.ended[d] = true
@@ -453,7 +537,7 @@ public final class PcapFlowExtractor {
         let server = c.serverDirection
         let address = c.key.address(server)
         let host = c.hostName ?? namesByAddress[address] ?? address.description
-        let transport = c.negotiation != nil || (c.sawTLS && !c.sawHTTP) ? "tls" : (c.sawHTTP ? "http" : "other")
+        let transport = c.sawH2C ? "h2c" : (c.negotiation != nil || (c.sawTLS && !c.sawHTTP)) ? "tls" : (c.sawHTTP ? "http" : "other")
         let flowCount = c.sawHTTP || c.sawTLS ? 0 : 1  // HTTP and TLS flows are counted as they are emitted
         destinations.record(host: host, address: address.description, transport: transport, flows: flowCount,
                             bytes: c.payloadBytes)
@@ -461,26 +545,30 @@ public final class PcapFlowExtractor {
 
     /// Closes connections idle since before `limit`, and forgets closed ones.
     private func sweep(olderThan limit: Double) {
+        // Closed in the order the connections were first seen, so flow ids do not depend on
+        // the hash order of the table (the same capture gives the same ids every run).
+        var closing: [TCPConnection] = []
         var stale: [ConnectionKey] = []
         for (k, c) in connections {
             if c.closed {
                 if c.closedAt < now - 60 || limit == .infinity { stale.append(k) }
             } else if c.lastSeen < limit {
-                close(c)
+                closing.append(c)
                 stale.append(k)
             }
         }
+        for c in closing.sorted(by: { $0.order < $1.order }) { close(c) }
         for k in stale { connections[k] = nil }
-        var staleUDP: [ConnectionKey] = []
-        for (k, u) in udp where u.lastSeen < limit || limit == .infinity {
+        let staleUDP = udp.values.filter { $0.lastSeen < limit || limit == .infinity }.sorted { $0.order < $1.order }
+        for u in staleUDP {
             closeUDP(u)
-            staleUDP.append(k)
+            udp[u.key] = nil
         }
-        for k in staleUDP { udp[k] = nil }
     }
 
     private func evictOldest() {
-        let open = connections.values.filter { !$0.closed }.sorted { $0.lastSeen < $1.lastSeen }
+        let open = connections.values.filter { !$0.closed }
+            .sorted { $0.lastSeen != $1.lastSeen ? $0.lastSeen < $1.lastSeen : $0.order < $1.order }
         for c in open.prefix(max(1, limits.connections / 10)) {
             close(c)
             statistics.connectionsEvicted += 1
@@ -593,7 +681,8 @@ public final class PcapFlowExtractor {
         var conversation = udp[key]
         if conversation == nil {
             if udp.count >= limits.connections { sweep(olderThan: now - 30) }
-            let u = UDPConversation(key: key, firstSender: d, time: time)
+            let u = UDPConversation(key: key, firstSender: d, time: time, order: nextOrder)
+            nextOrder += 1
             udp[key] = u
             conversation = u
         }
@@ -636,9 +725,12 @@ final class UDPConversation {
     var version: UInt32 = 0
     var bytes = 0
     var lastSeen: Double
+    /// Position in the capture (first seen), for a deterministic closing order.
+    let order: Int
 
-    init(key: ConnectionKey, firstSender: Int, time: Double) {
+    init(key: ConnectionKey, firstSender: Int, time: Double, order: Int) {
         self.key = key
+        self.order = order
         self.firstSender = firstSender
         self.lastSeen = time
     }

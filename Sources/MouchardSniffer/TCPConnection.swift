@@ -27,6 +27,11 @@ final class TCPConnection {
     var requestDirection: Int?
     var sawTLS = false
     var sawHTTP = false
+    /// The direction that opened a SOCKS5 handshake, and per direction whether the handshake is behind.
+    var socksClient: Int?
+    var socksDone = [false, false]
+    /// Cleartext HTTP/2 (prior-knowledge preface or h2c upgrade) was seen.
+    var sawH2C = false
     var httpFlows = 0
     var tlsFlows = 0
     /// First HTTP Host or SNI, to name the destination.
@@ -43,8 +48,12 @@ final class TCPConnection {
     /// When the connection was closed (capture time), for removing its tombstone.
     var closedAt: Double = 0
 
-    init(key: ConnectionKey, time: Double) {
+    /// Position in the capture (first seen), for a deterministic closing order.
+    let order: Int
+
+    init(key: ConnectionKey, time: Double, order: Int) {
         self.key = key
+        self.order = order
         self.firstSeen = time
         self.lastSeen = time
     }

@@ -29,6 +29,12 @@ public final class SessionStore: Sendable {
         public static let toolVersion = "tool_version"
         /// Name (or path) of the device profile used.
         public static let deviceProfile = "device_profile"
+        /// The `log` members of the first imported HAR other than its entries (`pages`, `comment`,
+        /// `browser`...): a JSON object, written back by `export`.
+        public static let harLog = "har_log"
+        /// HAR entries `import` could not read, kept verbatim for `export`: a JSON array of
+        /// `{"after": FLOW_ID, "entry": {...}}` (after 0: before the first flow).
+        public static let harUnreadEntries = "har_unread_entries"
     }
 
     /// The session folder (absolute or as resolved).
@@ -294,6 +300,11 @@ public final class SessionStore: Sendable {
     /// How many flows the session holds.
     public func flowCount() throws(StoreError) -> Int {
         try locked { c throws(StoreError) in Int(try c.scalar("SELECT count(*) FROM flows")) }
+    }
+
+    /// The highest flow id (0 for an empty session).
+    public func lastFlowID() throws(StoreError) -> Int {
+        try locked { c throws(StoreError) in Int(try c.scalar("SELECT coalesce(max(id), 0) FROM flows")) }
     }
 
     // MARK: - Findings

@@ -43,6 +43,7 @@ private struct WorkDir {
         #expect(top.contains("\n  export    export a session's flows as a HAR file, curl commands or a Swift test, or its packets as a pcapng\n"))
         #expect(top.contains("\n  flows     list the flows of a session\n"))
         #expect(top.contains("\n  trackers  look a host up in the tracker directory, or check a directory file\n"))
+        #expect(r.out.contains("  --strict            fail on a HAR entry that cannot be read (default: skip it with a warning)\n"))
     }
 
     @Test func usageErrorsExit64() {
@@ -76,11 +77,11 @@ private struct WorkDir {
         {"log": {"entries": [{"request": {"method": "GET", "url": "http://a.example/", "headers": []}},
                              {"request": {"method": "GET", "url": "http://a.example/", "headers": [{"name": "X", "value": 7}]}}]}}
         """#)
-        let bad = w.run(["import", "bad.har", "--session", "s"])
+        let bad = w.run(["import", "bad.har", "--session", "s", "--strict"])
         #expect(bad.status == 1)
         #expect(bad.err == "mouchard: error: bad.har: log.entries[1].request.headers[0].value: expected a string, found a number\n")
         #expect(!FileManager.default.fileExists(atPath: w.path + "/captures/s"), "nothing is created for a bad file")
-        let skipping = w.run(["import", "bad.har", "--session", "s", "--skip-bad-entries"])
+        let skipping = w.run(["import", "bad.har", "--session", "s"])
         #expect(skipping.status == 0)
         #expect(skipping.err == "mouchard: warning: bad.har: log.entries[1].request.headers[0].value: expected a string, found a number (entry skipped)\n")
         #expect(skipping.out == "imported 1 flow from bad.har into captures/s (flow 1)\n")

@@ -30,8 +30,12 @@ struct ReportCommand: MouchardCommand {
             OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules, the installed Rules/)"),
             OptionSpec("--fail-on", value: "CATEGORIES", help: "exit 3 when findings of these categories exist", repeatable: true),
             OptionSpec("--diff-against", value: "OLD", help: "add a section of what changed since OLD (a session or file; html and md)"),
+            OptionSpec("--strict", help: "fail on a HAR entry that cannot be read (default: skip it with a warning)"),
         ],
         minPositionals: 1, maxPositionals: nil)
+
+    /// Warning lines repeated on stderr (the report holds all of them).
+    static let warningsOnStderr = 10
 
     static func run(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
         guard let out = args.value("--out") else { throw UsageError("'report' needs --out FILE") }
@@ -52,11 +56,15 @@ struct ReportCommand: MouchardCommand {
         let setup = try AuditSetup.load(args, io: io)
         var inputs = AuditInputs(args.positionals)
         inputs.keys = try KeyLogOption.load(args, io: io)
+        inputs.strict = args.flag("--strict")
         // The renderers list every finding, so they are kept (the flows are not).
         var findings: [Finding] = []
         let summary = try setup.audit(&inputs, currentDirectory: io.currentDirectory) { findings.append($0) }
         for n in inputs.decryptionNotes { io.err("mouchard: \(n)\n") }
-        for w in (inputs.warnings + inputs.readErrors).prefix(10) { io.err("mouchard: warning: \(w)\n") }
+        for w in inputs.warnings.prefix(Self.warningsOnStderr) { io.err("mouchard: warning: \(w)\n") }
+        if inputs.warnings.count > Self.warningsOnStderr {
+            io.err("mouchard: warning: \(inputs.warnings.count - Self.warningsOnStderr) more warnings (all of them are in the report's methodology)\n")
+        }
         var bytes = try ReportRenderer.render(format, summary: summary, findings: findings, rules: setup.ruleMetadata)
         if let old = args.value("--diff-against") {
             bytes = try withDiffSection(bytes, format: format, old: old, inputs: args.positionals, setup: setup, io: io)
@@ -69,6 +77,7 @@ struct ReportCommand: MouchardCommand {
         }
         io.out(SummaryText.render(summary))
         io.out("wrote \(out) (\(format.rawValue), \(bytes.count) bytes)\n")
+        if let status = inputs.reportReadErrors(io.err) { return status }
         if AuditSetup.failOnMatches(failOn, findings) {
             io.err("mouchard: --fail-on matched: \(failOn.sorted().joined(separator: ","))\n")
             return 3

@@ -27,6 +27,7 @@ struct ScanCommand: MouchardCommand {
             KeyLogOption.spec,
             OptionSpec("--format", value: "FORMAT", help: "text (default), json or jsonl"),
             OptionSpec("--fail-on", value: "CATEGORIES", help: "exit 3 when a finding has one of these categories (comma-separated, or 'any')"),
+            OptionSpec("--strict", help: "fail on a HAR entry that cannot be read (default: skip it with a warning)"),
         ],
         minPositionals: 1, maxPositionals: nil)
 
@@ -46,6 +47,7 @@ struct ScanCommand: MouchardCommand {
         let setup = try AuditSetup.load(args, io: io)
         var inputs = AuditInputs(args.positionals)
         inputs.keys = try KeyLogOption.load(args, io: io)
+        inputs.strict = args.flag("--strict")
         // Findings are written as they are found (json: the array first, the summary after them).
         let out = OutputBuffer(io)
         var count = 0
@@ -69,13 +71,16 @@ struct ScanCommand: MouchardCommand {
         case "text":
             out.text += TextSummary.render(summary, mode: setup.profile == nil ? "pattern rules" : "device profile")
             out.text += CaptureDestinationsText.render(inputs.captureDestinations)
+            out.text += InputWarningsText.render(inputs.warnings)
         default:
             break
         }
         out.flush()
         for n in inputs.decryptionNotes { io.err("mouchard: \(n)\n") }
-        for e in inputs.readErrors { io.err("mouchard: error: \(e)\n") }
-        if !inputs.readErrors.isEmpty { return 1 }
+        // The text output lists the warnings itself; a JSON document holds them too, but whoever
+        // redirects it to a file should still see on the terminal that something was not read.
+        if format != "text" { for w in inputs.warnings { io.err("mouchard: warning: \(w)\n") } }
+        if let status = inputs.reportReadErrors(io.err) { return status }
         return hit ? 3 : 0
     }
 }
