@@ -76,7 +76,7 @@ public final class GatewayTrafficLog {
         case .ipv6:
             guard let ip = IPv6Packet(link.bytes), !ip.isFragment else { return false }
             (source, destination, proto, payload) = (ip.source, ip.destination, ip.protocolNumber, ip.payload)
-        case .other:
+        case .other, .wifi:
             return false
         }
         let time = packet.timestamp

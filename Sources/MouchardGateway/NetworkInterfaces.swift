@@ -75,7 +75,12 @@ public enum NetworkInterfaces {
         }
         var buffer = [CChar](repeating: 0, count: 64)
         guard inet_ntop(v6 ? AF_INET6 : AF_INET, bytes, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-        return IPNetwork(address: String(cString: buffer), prefixLength: prefixLength)
+        return IPNetwork(address: Self.text(buffer), prefixLength: prefixLength)
+    }
+
+    /// A NUL-terminated C buffer as text.
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func numeric(_ addr: UnsafeMutablePointer<sockaddr>) -> String? {
@@ -83,7 +88,7 @@ public enum NetworkInterfaces {
         let length = socklen_t(addr.pointee.sa_family == sa_family_t(AF_INET6) ? MemoryLayout<sockaddr_in6>.size
                                                                                  : MemoryLayout<sockaddr_in>.size)
         guard getnameinfo(addr, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return nil }
-        let text = String(cString: host)
+        let text = Self.text(host)
         return text.split(separator: "%").first.map(String.init)  // drop a link-local zone
     }
 

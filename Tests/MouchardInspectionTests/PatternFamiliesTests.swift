@@ -9,7 +9,7 @@ import Testing
 @Suite("Pattern rules: encoding families")
 struct PatternFamiliesTests {
     func categories(_ r: MouchardFlow.HTTPRequest) throws -> Set<String> {
-        Set(try Inspector(rules: try TestSupport.rules()).detect(r).map(\.category))
+        Set(Inspector(rules: try TestSupport.rules()).detect(r).map(\.category))
     }
 
     func json(_ text: String) -> MouchardFlow.HTTPRequest {

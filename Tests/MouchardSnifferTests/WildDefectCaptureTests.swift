@@ -1,4 +1,5 @@
 import Foundation
+import MouchardTestSupport
 import MouchardFlow
 import MouchardSniffer
 import Testing
@@ -7,8 +8,8 @@ import Testing
 /// kind of real-world input that once gave 0 requests without a word: each now gives its
 /// requests, or says in a counted warning what it could not read.
 @Suite struct WildDefectCaptureTests {
-    static let fixtures = TestPaths.repositoryRoot.appendingPathComponent("Tests/Fixtures/wild-defects")
-    static let wild = TestPaths.shared.appendingPathComponent("wild/pcap")
+    static let fixtures = TestFiles.fixtures.appendingPathComponent("wild-defects")
+    static let wild = OutsideCorpus.wild.file("pcap")
 
     static func extract(_ name: String) throws -> CaptureExtraction {
         try CaptureFileExtractor.extract(path: fixtures.appendingPathComponent(name).path)

@@ -1,4 +1,5 @@
 import Foundation
+import MouchardTestSupport
 @testable import MouchardWire
 import Testing
 
