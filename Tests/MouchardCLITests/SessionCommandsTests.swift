@@ -33,7 +33,7 @@ private struct WorkDir {
         #expect(r.out.hasPrefix("usage: mouchard import FILE.har|FILE.pcap[ng] --session NAME [--keylog FILE]...\n\nimport a HAR file or a capture into a session\n"))
         #expect(r.out.contains("  -s, --session NAME  session to import into\n"))
         #expect(r.out.contains("  --keylog FILE"))
-        #expect(r.out.contains("NAME is the folder captures/NAME under\nthe current directory"))
+        #expect(r.out.contains("NAME is the folder captures/NAME under the current directory"))
         let e = w.run(["export", "--help"]).out
         #expect(e.hasPrefix("usage: mouchard export SESSION --har OUT.har | SESSION --pcapng OUT.pcapng [--keylog FILE]... | SESSION --flows IDS --format curl|swift-test [--device FILE] [--out FILE]\n"))
         #expect(e.contains("  --har OUT") && e.contains("  --pcapng OUT") && e.contains("  --flows IDS"))
