@@ -100,7 +100,7 @@ let package = Package(
         ], resources: [.copy("Resources")]),
         .testTarget(name: "MouchardCLITests", dependencies: [
             "MouchardTestSupport", "MouchardCLI", "MouchardAudit", "MouchardFindings", "MouchardFlow", "MouchardInspection",
-            "MouchardReport", "MouchardSniffer", "MouchardStore", "MouchardReplay", "MouchardPosix",
+            "MouchardReport", "MouchardSniffer", "MouchardStore", "MouchardReplay", "MouchardPosix", "MouchardWire",
         ]),
         .testTarget(name: "MouchardReplayTests", dependencies: [
             "MouchardTestSupport", "MouchardReplay", "MouchardKit", "MouchardProxy", "MouchardFlow", "MouchardWire", "MouchardPosix",

@@ -52,9 +52,8 @@ public enum CaptureFileExtractor {
         let extractor = PcapFlowExtractor(limits: limits, collect: collect, keys: keys)
         extractor.onFlow = onFlow
         extractor.onDNS = onDNS
-        let outcome = try CaptureFileReader(path: path).forEachPacket(secrets: { type, data in
-            extractor.addSecretsBlock(type: type, data: data)
-        }) { extractor.process($0) }
+        let secrets: (UInt32, ArraySlice<UInt8>) -> Void = { type, data in extractor.addSecretsBlock(type: type, data: data) }
+        let outcome = try CaptureFileReader(path: path).forEachPacket(secrets: secrets) { extractor.process($0) }
         return extractor.finish(readError: outcome.error, format: outcome.format?.rawValue)
     }
 }

@@ -35,10 +35,11 @@ public enum PcapngExport {
                 try out.write(PcapngBlocks.decryptionSecrets(data: keyLog))
                 summary.keyLogBytes = keyLog.count
             }
-            let outcome = try CaptureFileReader(path: capturePath).forEachPacket(secrets: { type, data in
-                // Secrets the capture itself carried stay with it.
+            // Secrets the capture itself carried stay with it.
+            let carriedSecrets: (UInt32, ArraySlice<UInt8>) throws -> Void = { type, data in
                 try out.write(PcapngBlocks.decryptionSecrets(secretsType: type, data: Array(data)))
-            }) { packet in
+            }
+            let outcome = try CaptureFileReader(path: capturePath).forEachPacket(secrets: carriedSecrets) { packet in
                 let link = packet.linkType.rawValue
                 let interface: UInt32
                 if let known = interfaces[link] {
