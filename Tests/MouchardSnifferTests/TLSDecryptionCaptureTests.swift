@@ -110,7 +110,16 @@ struct TLSDecryptionCaptureTests {
         #expect(Self.requestLines(fx.flows).count >= 6)
 
         let cutPath = dir.appendingPathComponent("cut.pcap").path
-        try Data(original.prefix(original.count * 2 / 3)).write(to: URL(fileURLWithPath: cutPath))
+        // Cut inside the packet record that spans two thirds of the file (never on a record boundary,
+        // which a live capture's packet sizes could otherwise hit): the reader must say it was cut short.
+        var record = 24
+        while true {
+            let caplen = Int(original[record + 8]) | Int(original[record + 9]) << 8 | Int(original[record + 10]) << 16
+            if record + 16 + caplen >= original.count * 2 / 3 || record + 16 + caplen >= original.count { break }
+            record += 16 + caplen
+        }
+        let cutAt = record + 16 + (Int(original[record + 8]) | Int(original[record + 9]) << 8) / 2 + 1
+        try Data(original.prefix(cutAt)).write(to: URL(fileURLWithPath: cutPath))
         let cx = try CaptureFileExtractor.extract(path: cutPath, keys: keys)
         #expect(cx.statistics.tlsRecordsTruncated + (cx.readError == nil ? 0 : 1) >= 1)
 
