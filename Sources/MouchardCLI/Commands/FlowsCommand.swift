@@ -1,4 +1,5 @@
 import Foundation
+import MouchardAudit
 import MouchardFlow
 import MouchardInspection
 import MouchardStore
@@ -43,27 +44,14 @@ struct FlowsCommand: MouchardCommand {
         if let method = s.method, let url = s.url {
             let status = s.status.map(String.init) ?? "-"
             let shown = fullURLs ? url : MaskedURL.display(url)
-            text = "\(id)  \(time)  \(printable(method)) \(printable(shown))  \(status)  \(s.requestBodySize) B → \(s.responseBodySize) B"
+            text = "\(id)  \(time)  \(TerminalText.printable(method)) \(TerminalText.printable(shown))  \(status)  \(s.requestBodySize) B → \(s.responseBodySize) B"
         } else {
             let name = s.serverName.flatMap { $0.isEmpty ? nil : $0 } ?? s.host
-            text = "\(id)  \(time)  TLS \(printable(name))  (\(s.transport.rawValue), SNI only)"
+            text = "\(id)  \(time)  TLS \(TerminalText.printable(name))  (\(s.transport.rawValue), SNI only)"
         }
-        if let e = s.error { text += "  error: \(printable(e))" }
+        if let e = s.error { text += "  error: \(TerminalText.printable(e))" }
         return text
     }
 
     static func timestamp(_ d: Date) -> String { ISO8601Time.format(d) }
-
-    /// Captured text made safe for a terminal: control characters become `\xNN`.
-    static func printable(_ s: String) -> String {
-        var out = ""
-        for u in s.unicodeScalars {
-            if u.value < 0x20 || (0x7F...0x9F).contains(u.value) {
-                out += "\\x" + (u.value < 0x10 ? "0" : "") + String(u.value, radix: 16)
-            } else {
-                out.unicodeScalars.append(u)
-            }
-        }
-        return out
-    }
 }
