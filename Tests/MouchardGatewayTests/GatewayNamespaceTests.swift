@@ -55,7 +55,7 @@ import MouchardTLS
                 ["x509", "-req", "-in", "\(d)/srv.csr", "-CA", "\(d)/origin-ca.pem", "-CAkey", "\(d)/ca.key", "-CAcreateserial",
                  "-out", "\(d)/srv.pem", "-days", "2", "-extfile", "\(d)/ext.cnf"],
             ]
-            try "subjectAltName=DNS:api.example.test,DNS:pinned.example.test\nextendedKeyUsage=serverAuth\n"
+            try "subjectAltName=DNS:api.example.test,DNS:pinned.example.test,DNS:other.example.test\nextendedKeyUsage=serverAuth\n"
                 .write(toFile: "\(d)/ext.cnf", atomically: true, encoding: .utf8)
             for s in steps {
                 let r = try host.run("openssl", s)
@@ -176,6 +176,20 @@ import MouchardTLS
         #expect(replies[0].hasPrefix("ok /v1/open?advertiserId="), "\(replies)\n\(gw.stderr.text)")
         #expect(replies[4].contains(Self.idfa), "\(replies)")
 
+        // Intercepted tunnels to the same address and SNI reuse the origin connection once the phone
+        // closes its own (one pool per event loop, so at most one origin connection per loop); another
+        // SNI at the same address never shares it.
+        let ip = NamespaceLab.internetAddress
+        func peer(_ name: String) throws -> String {
+            try lab.run(lab.phone, ["curl", "-sS", "--max-time", "20", "--cacert", files.mouchardCA,
+                                    "--resolve", "\(name):443:\(ip)", "https://\(name)/peer"]).output
+        }
+        let sameName = try (0..<4).map { _ in try peer("api.example.test") }
+        let otherName = try peer("other.example.test")
+        #expect(sameName.allSatisfy { $0.hasPrefix("peer ") } && otherName.hasPrefix("peer "), "\(sameName) \(otherName)")
+        #expect(Set(sameName).count <= 2, "4 tunnels to one name used \(Set(sameName).count) origin connections: \(sameName)")
+        #expect(!sameName.contains(otherName), "another SNI reused a connection: \(sameName) \(otherName)")
+
         // IPv6: the same interception (IP6T_SO_ORIGINAL_DST), to the original v6 address.
         let v6 = "[\(NamespaceLab.internetAddress6)]"
         let http6 = try lab.run(lab.phone, ["curl", "-sS", "-6", "--max-time", "20", "-g",
@@ -234,7 +248,9 @@ import MouchardTLS
             #expect(idfaPlaces.contains { $0.hasPrefix("\(t) body") }, "\(idfaPlaces)")
             #expect(idfaPlaces.contains { $0.lowercased() == "\(t) header:x-idfa" }, "\(idfaPlaces)")
         }
-        #expect(flows.filter { $0.transport == .https }.allSatisfy { $0.source == .transparent && $0.tls?.serverName == "api.example.test" })
+        #expect(flows.filter { $0.transport == .https }.allSatisfy {
+            $0.source == .transparent && ["api.example.test", "other.example.test"].contains($0.tls?.serverName ?? "")
+        })
         let v6Flows = flows.filter { $0.request?.url.contains("/v6") == true }
         #expect(v6Flows.count == 2 && v6Flows.allSatisfy { $0.server?.address == NamespaceLab.internetAddress6 && $0.source == .transparent },
                 "\(v6Flows.map { "\($0.server?.description ?? "-") \($0.extras)" })")
