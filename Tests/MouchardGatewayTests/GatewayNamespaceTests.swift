@@ -255,6 +255,13 @@ import MouchardTLS
         #expect(v6Flows.count == 2 && v6Flows.allSatisfy { $0.server?.address == NamespaceLab.internetAddress6 && $0.source == .transparent },
                 "\(v6Flows.map { "\($0.server?.description ?? "-") \($0.extras)" })")
         #expect(findings.contains { $0.request.url.contains("/v6tls") && $0.transport == "https" })
+        // The phone resolved api.example.test to the v4 address only: the v6 connection claiming that
+        // name is marked, the v4 ones are not.
+        let v6TLS = flows.filter { $0.request?.url.contains("/v6tls") == true }
+        #expect(!v6TLS.isEmpty && v6TLS.allSatisfy { $0.extras[DNSNamingSink.nameMismatchKey]?.contains("went to \(NamespaceLab.internetAddress6)") == true },
+                "\(v6TLS.map(\.extras))")
+        #expect(flows.filter { $0.server?.address == NamespaceLab.internetAddress }.allSatisfy { $0.extras[DNSNamingSink.nameMismatchKey] == nil })
+        #expect(gw.stderr.text.contains("did not resolve to (_nameMismatch)"), "\(gw.stderr.text)")
         let pinnedFlow = flows.first { $0.tls?.serverName == "pinned.example.test" }
         #expect(pinnedFlow?.transport == .tlsMetadata && pinnedFlow?.error?.contains("rejected") == true, "\(flows.map(\.host))")
         #expect(pinnedFlow?.server?.address == NamespaceLab.internetAddress)
