@@ -86,6 +86,11 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         public var service: String? = nil
         /// Why the host is first or third party.
         public var partyReason: String? = nil
+        /// `verified` or `unverified`: whether the directory's attribution (company or service) was checked
+        /// against its source; nil for hosts the directory does not know.
+        public var attributionBasis: String? = nil
+        /// When a verified attribution was checked (`YYYY-MM-DD`).
+        public var attributionChecked: String? = nil
 
         /// `Adjust (AppLovin)`, `AppsFlyer`, nil for an unknown host.
         public var companyAndOwner: String? { company.map { TrackerEntry.brandAndCompany(brand: $0, company: owner) } }

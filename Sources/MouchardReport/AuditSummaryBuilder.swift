@@ -337,7 +337,8 @@ public struct AuditSummaryBuilder {
                 transports: t.transports.sorted(), requests: t.requests, flows: max(t.flows, t.requests),
                 bytesSent: t.bytesSent, bytesReceived: t.bytesReceived, findings: t.findings,
                 categories: CategoryNames.sorted(t.categories), addresses: addresses, owner: a.owner,
-                ownerCountry: a.ownerCountry, service: a.service, partyReason: a.partyReason))
+                ownerCountry: a.ownerCountry, service: a.service, partyReason: a.partyReason,
+                attributionBasis: a.attributionBasis, attributionChecked: a.attributionChecked))
         }
         destinations.sort { a, b in
             if a.findings != b.findings { return a.findings > b.findings }

@@ -73,7 +73,8 @@ public enum MarkdownReport {
             md += "| host | company | party | transport | requests | findings | data |\n|---|---|---|---|---:|---:|---|\n"
             for d in s.destinations.prefix(rowLimit) {
                 let who = d.companyAndOwner ?? d.service
-                md += "| \(MarkupEscaping.markdownShown(d.host, limit: 80)) | \(who.map { MarkupEscaping.markdownShown($0, limit: 80) } ?? "—") | "
+                let unverified = d.attributionBasis == "unverified" ? " _(unverified)_" : ""
+                md += "| \(MarkupEscaping.markdownShown(d.host, limit: 80)) | \(who.map { MarkupEscaping.markdownShown($0, limit: 80) } ?? "—")\(unverified) | "
                 md += "\(d.thirdParty ? "third" : "first") | \(MarkupEscaping.markdown(d.transports.map(\.label).joined(separator: ", "))) | "
                 md += "\(d.requests) | \(d.findings) | \(MarkupEscaping.markdownShown(d.categories.map(\.rawValue).joined(separator: ", "), limit: 120)) |\n"
             }
