@@ -327,6 +327,14 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         interception = i
         if answerConnect { sendToClient(Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)) }
         if !leftover.isEmpty { i.clientBytes(leftover, session: self) }
+        if answerConnect && leftover.isEmpty {
+            // A server-first protocol (SMTP, SSH, FTP banners) waits for the origin to speak: no
+            // ClientHello within the wait means a blind tunnel, so the origin's first bytes get through.
+            loop.schedule(afterMilliseconds: shared.configuration.serverFirstWaitMilliseconds) { [weak self, weak i] in
+                guard let self, let i, self.interception === i, self.mode == .intercepting else { return }
+                i.clientStayedSilent(session: self)
+            }
+        }
         updateReading()
     }
 

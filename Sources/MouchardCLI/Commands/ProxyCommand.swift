@@ -39,6 +39,7 @@ struct ProxyCommand: MouchardCommand {
             OptionSpec("--home", value: "DIR", help: "CA directory (default $MOUCHARD_HOME or ~/.mouchard)"),
             OptionSpec("--upstream-ca", value: "FILE", help: "extra trust anchor (PEM) for origin certificates"),
             OptionSpec("--insecure-upstream", help: "do not verify origin certificates (dangerous)"),
+            OptionSpec("--upstream-timeout", value: "SECONDS", help: "answer 504 when an origin is silent this long (default 30)"),
             OptionSpec("--allow-remote", help: "allow listening on a non-loopback address"),
             OptionSpec("--no-store", help: "do not write a session (inspect and print only)"),
             OptionSpec("--quiet", short: "-q", help: "no finding lines (summary only)"),
@@ -73,6 +74,11 @@ struct ProxyCommand: MouchardCommand {
         if let t = args.value("--threads") {
             guard let n = Int(t), (1...256).contains(n) else { throw UsageError("--threads wants a number from 1 to 256") }
             threads = n
+        }
+        var upstreamTimeout: UInt64 = 30_000
+        if let t = args.value("--upstream-timeout") {
+            guard let s = Double(t), s >= 0.1, s <= 86_400 else { throw UsageError("--upstream-timeout wants seconds from 0.1 to 86400, not '\(t)'") }
+            upstreamTimeout = UInt64(s * 1000)
         }
         if args.flag("--insecure-upstream") {
             io.err("mouchard: WARNING: --insecure-upstream: origin certificates are NOT verified; " +
@@ -116,7 +122,7 @@ struct ProxyCommand: MouchardCommand {
                               console: LiveAudit.Console(quiet: args.flag("--quiet"), logFlows: args.flag("--log-flows"),
                                                          write: io.out))
         var configuration = ProxyConfiguration(listen: listen, threads: threads, ignoreHosts: ignore,
-                                               interception: settings)
+                                               responseTimeoutMilliseconds: upstreamTimeout, interception: settings)
         configuration.replay = replay?.serving
         let server = ProxyServer(configuration: configuration, sink: audit.sink, interceptor: interceptor,
                                  localResponder: interceptor.onboardingResponder)
