@@ -28,6 +28,8 @@ public struct ForwardProxyMachine {
         public var viaPseudonym: String
         /// Answers from recordings before going upstream (see `ReplayServing`); nil = always upstream.
         public var replay: ReplayServing?
+        /// False when a request on the proxy connection lacks the credentials the proxy wants (407).
+        public var authorize: @Sendable (HTTPHeaders) -> Bool = { _ in true }
 
         public init(scheme: String = "http", tunnelTarget: UpstreamTarget? = nil, bodyCaptureLimit: Int = 16 << 20,
                     isSelf: @escaping @Sendable (String, Int) -> Bool = { _, _ in false },
@@ -231,6 +233,11 @@ public struct ForwardProxyMachine {
         // whatever its `Connection: keep-alive` says.
         clientKeepAlive = head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1)
             ? HopByHopHeaders.wantsKeepAlive(head.headers, version: head.version) : false
+        if configuration.tunnelTarget == nil && !configuration.authorize(head.headers) {
+            // Inside an intercepted tunnel the CONNECT already showed the credentials.
+            respondLocally(ClientAccess.authenticationRequired, close: !clientKeepAlive || head.method == "CONNECT", &actions)
+            return
+        }
 
         if head.method == "CONNECT" {
             guard configuration.tunnelTarget == nil, let target = Self.connectTarget(head.target) else {

@@ -34,6 +34,8 @@ public struct ProxyConfiguration: Sendable {
     /// How long a transparent connection, or a CONNECT tunnel, may stay silent before it is taken
     /// for a server-first protocol (an SSH or SMTP banner) and tunneled blind to its destination.
     public var serverFirstWaitMilliseconds: UInt64 = 800
+    /// Which clients may connect and the credentials their requests must carry (default: anyone).
+    public var access = ClientAccess()
     /// Where the proxy reports what it refused or could not do (one line each, no newline).
     public var log: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
 

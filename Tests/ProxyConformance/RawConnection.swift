@@ -19,8 +19,9 @@ public final class RawConnection: @unchecked Sendable {
 
     init(fd: Int32) { self.fd = fd }
 
-    /// Connects to an IPv4 `host:port` (numeric), giving up after `timeout` seconds.
-    public static func connect(host: String, port: Int, timeout: Double = 5) throws -> RawConnection {
+    /// Connects to an IPv4 `host:port` (numeric), giving up after `timeout` seconds; from the
+    /// local address `source` when given (another loopback address, to play another client).
+    public static func connect(host: String, port: Int, timeout: Double = 5, source: String? = nil) throws -> RawConnection {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -30,6 +31,15 @@ public final class RawConnection: @unchecked Sendable {
         let connection = RawConnection(fd: fd)
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            guard inet_pton(AF_INET, source, &local.sin_addr) == 1 else { throw ConformanceError("not an IPv4 address: \(source)") }
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw ConformanceError("cannot bind to \(source): errno \(errno)") }
+        }
         let status = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import MouchardAudit
+import MouchardGateway
 import MouchardInspection
 import MouchardPosix
 import MouchardProxy
@@ -21,6 +22,7 @@ struct ProxyCommand: MouchardCommand {
         examples:
           mouchard proxy --device phone.json --session app-test
           mouchard proxy --listen 0.0.0.0:8080 --allow-remote --ignore-host '\\.apple\\.com$'
+          mouchard proxy --listen 0.0.0.0:8080 --allow-remote --allow-client 192.168.1.0/24 --proxy-auth audit:secret
         """,
         options: [
             OptionSpec("--listen", value: "ADDR:PORT", help: "address to listen on (default 127.0.0.1:8080)"),
@@ -41,6 +43,9 @@ struct ProxyCommand: MouchardCommand {
             OptionSpec("--insecure-upstream", help: "do not verify origin certificates (dangerous)"),
             OptionSpec("--upstream-timeout", value: "SECONDS", help: "answer 504 when an origin is silent this long (default 30)"),
             OptionSpec("--allow-remote", help: "allow listening on a non-loopback address"),
+            OptionSpec("--allow-client", value: "CIDR", help: "with --allow-remote: clients allowed (default: the listening interface's networks)",
+                       repeatable: true),
+            OptionSpec("--proxy-auth", value: "USER:PASS", help: "requests must carry these credentials (407 otherwise)"),
             OptionSpec("--no-store", help: "do not write a session (inspect and print only)"),
             OptionSpec("--quiet", short: "-q", help: "no finding lines (summary only)"),
             OptionSpec("--log-flows", help: "print one line per exchange"),
@@ -63,12 +68,15 @@ struct ProxyCommand: MouchardCommand {
         guard let listen = SocketAddress(parsing: listenText) else {
             throw UsageError("--listen wants a numeric ADDRESS:PORT such as 127.0.0.1:8080 or [::1]:8080, not '\(listenText)'")
         }
+        let access = try clientAccess(args, listen: listen)
         if !listen.isLoopback {
             guard args.flag("--allow-remote") else {
                 throw UsageError("--listen \(listenText) is not a loopback address: add --allow-remote to accept the risk")
             }
-            io.err("mouchard: warning: listening on \(listen): anyone who can reach this address can use the proxy " +
-                   "(an open proxy) and will see the CA onboarding page; use it on a trusted network only\n")
+            let who = access.networks.map(\.description).joined(separator: ", ")
+            io.err("mouchard: warning: listening on \(listen): clients from \(who) can use the proxy " +
+                   (access.credentials == nil ? "without a password (see --proxy-auth)" : "with the --proxy-auth credentials") +
+                   " and will see the CA onboarding page; use it on a trusted network only\n")
         }
         var threads = EventLoopGroup.defaultThreadCount
         if let t = args.value("--threads") {
@@ -123,6 +131,7 @@ struct ProxyCommand: MouchardCommand {
                                                          write: io.out))
         var configuration = ProxyConfiguration(listen: listen, threads: threads, ignoreHosts: ignore,
                                                responseTimeoutMilliseconds: upstreamTimeout, interception: settings)
+        configuration.access = access
         configuration.replay = replay?.serving
         let server = ProxyServer(configuration: configuration, sink: audit.sink, interceptor: interceptor,
                                  localResponder: interceptor.onboardingResponder)
@@ -149,12 +158,58 @@ struct ProxyCommand: MouchardCommand {
         if let s = server.statistics, s.rejectedCertificates > 0 {
             text += ", \(s.rejectedCertificates) TLS connection\(s.rejectedCertificates == 1 ? "" : "s") rejected our certificate"
         }
+        if let s = server.statistics, s.refusedConnections > 0 {
+            text += ", \(s.refusedConnections) connection\(s.refusedConnections == 1 ? "" : "s") refused (client not allowed)"
+        }
+        if let s = server.statistics, s.unauthorizedRequests > 0 {
+            text += ", \(s.unauthorizedRequests) request\(s.unauthorizedRequests == 1 ? "" : "s") refused (407: no valid credentials)"
+        }
         let dropped = audit.sink.counts.dropped
         if dropped > 0 { text += ", \(dropped) flows NOT recorded (the audit fell behind)" }
         if let r = replay?.responses { text += "; \(r.served) served from the recordings, \(r.missed) missed" }
         if let store { text += "; session \(store.directory)" }
         io.err(text + "\n")
         return 0
+    }
+
+    /// `--allow-client` and `--proxy-auth`. A proxy listening beyond loopback serves, by default,
+    /// the networks of the interface that holds the listening address (every interface's for
+    /// 0.0.0.0 or ::), never the whole Internet.
+    static func clientAccess(_ args: ParsedArguments, listen: SocketAddress) throws -> ClientAccess {
+        var networks: [ClientAccess.Network] = []
+        for text in args.all("--allow-client") {
+            guard let n = ClientAccess.Network(cidr: text) else {
+                throw UsageError("--allow-client wants an address or network such as 192.168.1.0/24 or fd00::/8, not '\(text)'")
+            }
+            networks.append(n)
+        }
+        if networks.isEmpty && !listen.isLoopback {
+            networks = listeningNetworks(listen)
+            guard !networks.isEmpty else {
+                throw UsageError("no network found for \(listen.ip): name the clients allowed with --allow-client CIDR")
+            }
+        }
+        var credentials: String?
+        if let auth = args.value("--proxy-auth") {
+            guard let colon = auth.firstIndex(of: ":"), colon != auth.startIndex, auth.index(after: colon) != auth.endIndex else {
+                throw UsageError("--proxy-auth wants USER:PASSWORD, both non-empty")
+            }
+            credentials = auth
+        }
+        return ClientAccess(networks: networks, credentials: credentials)
+    }
+
+    /// The networks of the interface(s) holding `listen`'s address (all interfaces for an unspecified address).
+    static func listeningNetworks(_ listen: SocketAddress) -> [ClientAccess.Network] {
+        var out: [ClientAccess.Network] = []
+        for interface in NetworkInterfaces.all() {
+            let addresses = NetworkInterfaces.addresses(of: interface)
+            guard listen.isUnspecified || addresses.contains(where: { $0.address == listen.ip }) else { continue }
+            for a in addresses where !a.isLinkLocal {
+                if let n = ClientAccess.Network(cidr: "\(a.address)/\(a.prefixLength)"), !out.contains(n) { out.append(n) }
+            }
+        }
+        return out
     }
 
     static func absolute(_ path: String, _ io: CommandIO) -> String {
