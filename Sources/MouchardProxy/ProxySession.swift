@@ -479,6 +479,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         } else {
             flow.extras["_connect"] = "\"\(facts.target.authority)\""
         }
+        shared.statistics.bytes.wrappingAdd(facts.bytesUp + facts.bytesDown, ordering: .relaxed)
         flow.extras["_bytesUp"] = String(facts.bytesUp)
         flow.extras["_bytesDown"] = String(facts.bytesDown)
         shared.sink.record(flow)
@@ -493,6 +494,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
 
     private func record(_ e: CapturedExchange) {
         shared.statistics.exchanges.wrappingAdd(1, ordering: .relaxed)
+        shared.statistics.bytes.wrappingAdd(e.requestBody.totalBytes + e.responseBody.totalBytes, ordering: .relaxed)
         if e.error != nil { shared.statistics.failures.wrappingAdd(1, ordering: .relaxed) }
         let request = HTTPRequest(head: e.requestHead, scheme: e.scheme, fallbackAuthority: e.fallbackAuthority,
                                   body: e.requestBody.bytes, bodyTruncated: e.requestBody.truncated)

@@ -112,6 +112,8 @@ public final class ProxyStatistics: Sendable {
     let refused = Atomic<Int>(0)
     /// Requests answered 407 (missing or wrong proxy credentials).
     let unauthorized = Atomic<Int>(0)
+    /// Body bytes of the exchanges recorded and bytes through tunnels, both ways.
+    let bytes = Atomic<Int>(0)
 
     public struct Snapshot: Sendable, Hashable {
         public var acceptedConnections: Int
@@ -122,6 +124,7 @@ public final class ProxyStatistics: Sendable {
         public var rejectedCertificates: Int
         public var refusedConnections: Int
         public var unauthorizedRequests: Int
+        public var bytes: Int
     }
 
     public var snapshot: Snapshot {
@@ -129,6 +132,7 @@ public final class ProxyStatistics: Sendable {
                  failedExchanges: failures.load(ordering: .relaxed), tunnels: tunnels.load(ordering: .relaxed),
                  interceptedTunnels: intercepted.load(ordering: .relaxed),
                  rejectedCertificates: rejectedCertificates.load(ordering: .relaxed),
-                 refusedConnections: refused.load(ordering: .relaxed), unauthorizedRequests: unauthorized.load(ordering: .relaxed))
+                 refusedConnections: refused.load(ordering: .relaxed), unauthorizedRequests: unauthorized.load(ordering: .relaxed),
+                 bytes: bytes.load(ordering: .relaxed))
     }
 }
