@@ -76,12 +76,15 @@ let package = Package(
         // Benchmarks driven by the scripts in bench/ (release build).
         .executableTarget(name: "mouchard-bench", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardCodec", "MouchardInspection", "MouchardSniffer",
-            "MouchardCapture", "MouchardTLS", "MouchardPosix", "MouchardReport",
+            "MouchardCapture", "MouchardTLS", "MouchardPosix", "MouchardReport", "ProxyConformance",
         ], path: "bench/Sources/mouchard-bench"),
 
         // Test-only helpers every test target shares: repository paths, optional corpora and tools (with the
         // reason a test is skipped without them), seeded byte mutation. Not a product.
         .target(name: "MouchardTestSupport", path: "Tests/MouchardTestSupport"),
+        // Black-box forward-proxy cases (RFC 9110/9112): a raw-bytes client and scripted origins, run by
+        // MouchardProxyTests against Mouchard and by `mouchard-bench conformance` against any proxy.
+        .target(name: "ProxyConformance", path: "Tests/ProxyConformance"),
 
         .testTarget(name: "MouchardWireTests", dependencies: ["MouchardTestSupport", "MouchardWire"]),
         .testTarget(name: "MouchardFlowTests", dependencies: ["MouchardTestSupport", "MouchardFlow", "MouchardWire"]),
@@ -92,7 +95,7 @@ let package = Package(
         ]),
         .testTarget(name: "MouchardSnifferTests", dependencies: ["MouchardTestSupport", "MouchardSniffer", "MouchardCapture", "MouchardFlow", "MouchardWire"]),
         .testTarget(name: "MouchardProxyTests", dependencies: [
-            "MouchardTestSupport", "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardWire", "MouchardFlow", "MouchardFindings",
+            "MouchardTestSupport", "ProxyConformance", "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardWire", "MouchardFlow", "MouchardFindings",
             "MouchardInspection", "MouchardStore", "MouchardCodec",
         ]),
         .testTarget(name: "MouchardReportTests", dependencies: [

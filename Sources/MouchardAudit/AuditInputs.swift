@@ -29,6 +29,8 @@ public struct AuditInputs {
     public var decryptionNotes: [String] = []
     /// `--strict`: a HAR entry that cannot be read fails the input instead of being skipped with a warning.
     public var strict = false
+    /// Told how far each input's reading has got (capture bytes, HAR entries, session flows).
+    public var progress: ((InputProgress) -> Void)?
 
     /// `HAR file a.har; pcap file b.pcap`.
     public var sourceLine: String { sources.joined(separator: "; ") }
@@ -72,7 +74,17 @@ public struct AuditInputs {
             case .session(let session):
                 let store = try SessionOpening.open(session, currentDirectory: currentDirectory, create: false)
                 try SessionOpening.clarifying(currentDirectory: currentDirectory) {
-                    try store.forEachFlow(renumbered)
+                    if let progress {
+                        let total = try store.flowCount()
+                        var done = 0
+                        try store.forEachFlow { flow in
+                            try renumbered(flow)
+                            done += 1
+                            progress(InputProgress(name: path, done: done, total: total, noun: "flows"))
+                        }
+                    } else {
+                        try store.forEachFlow(renumbered)
+                    }
                     for d in try store.dnsObservations() { try sink.dns(d) }
                 }
                 sources.append("session \((path as NSString).lastPathComponent)")
@@ -94,7 +106,9 @@ public struct AuditInputs {
             var failure: (any Error)?
             let x: CaptureExtraction
             do {
-                x = try CaptureFileExtractor.extract(path: path, limits: Self.captureLimits, collect: false, keys: keys, onDNS: { d in
+                let progress = self.progress.map { report in { (offset: Int) in report(InputProgress(name: shown, done: offset, total: size)) } }
+                x = try CaptureFileExtractor.extract(path: path, limits: Self.captureLimits, collect: false, keys: keys,
+                                                     progress: progress, onDNS: { d in
                     guard failure == nil else { return }
                     do { try sink.dns(d) } catch { failure = error }
                 }, onFlow: { f in
@@ -130,7 +144,10 @@ public struct AuditInputs {
             return
         }
         sources.append("HAR file \(name)")
-        for f in flows { try flow(f) }
+        for (i, f) in flows.enumerated() {
+            try flow(f)
+            progress?(InputProgress(name: shown, done: i + 1, total: flows.count, noun: "entries"))
+        }
     }
 
     /// What an input names: a file to read, or a session (a folder path, or a name under `captures/`).

@@ -15,6 +15,8 @@ public struct CommandIO: Sendable {
     public var err: @Sendable (String) -> Void
     /// The directory relative paths and `--session NAME` resolve against.
     public var currentDirectory: String
+    /// True when `err` writes to a terminal (progress and status lines are shown only then).
+    public var errIsTerminal = false
 
     public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
                 currentDirectory: String = FileManager.default.currentDirectoryPath) {
@@ -24,9 +26,12 @@ public struct CommandIO: Sendable {
     }
 
     /// Writes to the process's standard output and error, unbuffered per call.
-    public static let standard = CommandIO(
-        out: { s in FileHandle.standardOutput.write(Data(s.utf8)) },
-        err: { s in FileHandle.standardError.write(Data(s.utf8)) })
+    public static let standard: CommandIO = {
+        var io = CommandIO(out: { s in FileHandle.standardOutput.write(Data(s.utf8)) },
+                           err: { s in FileHandle.standardError.write(Data(s.utf8)) })
+        io.errIsTerminal = isatty(STDERR_FILENO) == 1
+        return io
+    }()
 }
 
 /// A runtime failure worth one clear line (`mouchard: error: ...`), exit 1.

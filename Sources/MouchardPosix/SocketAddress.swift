@@ -89,6 +89,16 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The address in network order: 4 bytes for IPv4, 16 for IPv6.
+    public var addressBytes: [UInt8] {
+        withUnsafeBytes(of: storage) { raw -> [UInt8] in
+            if family == AF_INET6 {
+                return withUnsafeBytes(of: raw.load(as: sockaddr_in6.self).sin6_addr) { Array($0) }
+            }
+            return withUnsafeBytes(of: raw.load(as: sockaddr_in.self).sin_addr) { Array($0) }
+        }
+    }
+
     /// True for 127.0.0.0/8 and ::1 (and v4-mapped 127/8).
     public var isLoopback: Bool {
         let text = ip

@@ -23,21 +23,24 @@ public struct ForwardProxyMachine {
         public var isSelf: @Sendable (String, Int) -> Bool
         /// Answers requests the proxy serves itself (the `http://mouchard.ca/` onboarding page).
         public var localResponder: @Sendable (HTTPRequestHead) -> LocalResponse?
-        /// Added as `Via` on forwarded requests; a request that already carries it is a loop.
-        public var viaToken: String
+        /// The received-by name of the `Via` element added to every forwarded message
+        /// (`1.1 mouchard`); a request whose `Via` already names it is a loop.
+        public var viaPseudonym: String
         /// Answers from recordings before going upstream (see `ReplayServing`); nil = always upstream.
         public var replay: ReplayServing?
+        /// False when a request on the proxy connection lacks the credentials the proxy wants (407).
+        public var authorize: @Sendable (HTTPHeaders) -> Bool = { _ in true }
 
         public init(scheme: String = "http", tunnelTarget: UpstreamTarget? = nil, bodyCaptureLimit: Int = 16 << 20,
                     isSelf: @escaping @Sendable (String, Int) -> Bool = { _, _ in false },
                     localResponder: @escaping @Sendable (HTTPRequestHead) -> LocalResponse? = { _ in nil },
-                    viaToken: String = "1.1 mouchard", replay: ReplayServing? = nil) {
+                    viaPseudonym: String = "mouchard", replay: ReplayServing? = nil) {
             self.scheme = scheme
             self.tunnelTarget = tunnelTarget
             self.bodyCaptureLimit = bodyCaptureLimit
             self.isSelf = isSelf
             self.localResponder = localResponder
-            self.viaToken = viaToken
+            self.viaPseudonym = viaPseudonym
             self.replay = replay
         }
     }
@@ -113,6 +116,9 @@ public struct ForwardProxyMachine {
     var upgradeRequested: String?
     /// Monotonic clock in ms, set by the driver before each input (for timings).
     public var now: UInt64 = 0
+    /// Trailer fields of the chunked body being forwarded, sent with its last chunk.
+    var requestTrailers: HTTPHeaders = []
+    var responseTrailers: HTTPHeaders = []
     /// With a response source: the request being buffered until its source is asked.
     var replayPending: ReplayPendingRequest?
 
@@ -182,6 +188,8 @@ public struct ForwardProxyMachine {
             switch part {
             case .informational:
                 continue  // requests have none
+            case .trailers(let fields):
+                if replayPending == nil, case .request = phase { requestTrailers = fields }
             case .head(let head):
                 startRequest(head, &actions)
             case .body(let chunk):
@@ -206,7 +214,8 @@ public struct ForwardProxyMachine {
                     answerFromReplay(&actions)
                     continue
                 }
-                if requestFramingOut == .chunked { actions.append(.sendUpstream(Self.lastChunk)) }
+                if requestFramingOut == .chunked { actions.append(.sendUpstream(Self.lastChunk(trailers: requestTrailers))) }
+                requestTrailers = []
                 requestDone = true
                 exchange?.requestSentMonotonic = now
                 if responseDone {
@@ -220,7 +229,15 @@ public struct ForwardProxyMachine {
 
     private mutating func startRequest(_ head: HTTPRequestHead, _ actions: inout [Action]) {
         if case .discardingRequest = phase { phase = .idle }
-        clientKeepAlive = HopByHopHeaders.wantsKeepAlive(head.headers, version: head.version)
+        // RFC 9112 §9.3: a proxy does not keep a connection with an HTTP/1.0 client persistent,
+        // whatever its `Connection: keep-alive` says.
+        clientKeepAlive = head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1)
+            ? HopByHopHeaders.wantsKeepAlive(head.headers, version: head.version) : false
+        if configuration.tunnelTarget == nil && !configuration.authorize(head.headers) {
+            // Inside an intercepted tunnel the CONNECT already showed the credentials.
+            respondLocally(ClientAccess.authenticationRequired, close: !clientKeepAlive || head.method == "CONNECT", &actions)
+            return
+        }
 
         if head.method == "CONNECT" {
             guard configuration.tunnelTarget == nil, let target = Self.connectTarget(head.target) else {
@@ -271,6 +288,11 @@ public struct ForwardProxyMachine {
             (target, authority) = origin
             originForm = head.target
             addressedToOrigin = true
+        } else if head.method == "OPTIONS" && head.target == "*" {
+            // Asterisk form on a proxy connection asks about the proxy itself (RFC 9110 §9.3.7).
+            respondLocally(IntermediaryFields.finalRecipientResponse(head, pseudonym: configuration.viaPseudonym),
+                           close: !clientKeepAlive, &actions)
+            return
         } else {
             // Origin-form on a proxy connection: the client is talking to the proxy as if it were the origin.
             respondLocally(.error(status: 508, message: "this is a proxy: the request targets the proxy itself (loop); " +
@@ -281,9 +303,19 @@ public struct ForwardProxyMachine {
             respondLocally(.error(status: 508, message: "request to the proxy itself (loop)"), close: true, &actions)
             return
         }
-        if head.headers.values(for: "Via").contains(where: { $0.contains(configuration.viaToken) }) {
+        if IntermediaryFields.viaNames(head.headers, pseudonym: configuration.viaPseudonym) {
             respondLocally(.error(status: 508, message: "request already went through this proxy (loop)"), close: true, &actions)
             return
+        }
+        let maxForwards = IntermediaryFields.maxForwards(head)
+        if maxForwards == 0 {
+            // RFC 9110 §7.6.2: not forwarded; the proxy answers as the final recipient.
+            respondLocally(IntermediaryFields.finalRecipientResponse(head, pseudonym: configuration.viaPseudonym),
+                           close: !clientKeepAlive, &actions)
+            return
+        }
+        if head.method == "OPTIONS" && IntermediaryFields.isServerWide(head.target) {
+            originForm = "*"  // RFC 9112 §3.2.4
         }
 
         // Request framing (RFC 9112 §6.3); the parser already rejected contradictory heads.
@@ -294,6 +326,8 @@ public struct ForwardProxyMachine {
         var out = head
         out.target = originForm
         out.version = .http11
+        if let maxForwards { out.headers.replaceOrAdd(name: "Max-Forwards", value: String(maxForwards - 1)) }
+        if case .contentLength(let length) = framing { IntermediaryFields.collapseContentLength(&out.headers, length: length) }
         let expectsContinue = head.headers["Expect"].map { $0.lowercased().contains("100-continue") } ?? false
         HopByHopHeaders.strip(&out.headers)
         upgradeRequested = Self.requestedUpgrade(head.headers)
@@ -307,7 +341,7 @@ public struct ForwardProxyMachine {
             out.headers.replaceOrAdd(name: "Host", value: authority)
         }
         if chunked { out.headers.add(name: "Transfer-Encoding", value: "chunked") }
-        out.headers.add(name: "Via", value: configuration.viaToken)
+        out.headers.add(name: "Via", value: IntermediaryFields.viaElement(received: head.version, pseudonym: configuration.viaPseudonym))
 
         exchange = CapturedExchange(scheme: configuration.scheme, fallbackAuthority: configuration.tunnelTarget?.authority,
                                     requestHead: head, bodyLimit: configuration.bodyCaptureLimit,
@@ -385,8 +419,11 @@ public struct ForwardProxyMachine {
             case .body(let chunk):
                 exchange?.responseBody.append(chunk)
                 actions.append(.sendClient(Self.frame(chunk, as: responseFramingOut)))
+            case .trailers(let fields):
+                responseTrailers = fields
             case .end:
-                if responseFramingOut == .chunked { actions.append(.sendClient(Self.lastChunk)) }
+                if responseFramingOut == .chunked { actions.append(.sendClient(Self.lastChunk(trailers: responseTrailers))) }
+                responseTrailers = []
                 if stream.wasCloseDelimited { upstreamReusable = false }
                 responseDone = true
                 if requestDone {
@@ -408,6 +445,7 @@ public struct ForwardProxyMachine {
                                           _ actions: inout [Action]) {
         var out = head
         HopByHopHeaders.strip(&out.headers)
+        out.headers.add(name: "Via", value: IntermediaryFields.viaElement(received: head.version, pseudonym: configuration.viaPseudonym))
         out.headers.add(name: "Connection", value: "Upgrade")
         out.headers.add(name: "Upgrade", value: head.headers["Upgrade"] ?? upgrade)
         actions.append(.sendClient(out.serialized))
@@ -446,6 +484,10 @@ public struct ForwardProxyMachine {
         }
         var out = head
         HopByHopHeaders.strip(&out.headers)
+        if case .contentLength(let length)? = try? HTTPBodyFraming(response: head, requestMethod: method) {
+            IntermediaryFields.collapseContentLength(&out.headers, length: length)
+        }
+        out.headers.add(name: "Via", value: IntermediaryFields.viaElement(received: head.version, pseudonym: configuration.viaPseudonym))
         switch inbound {
         case .none, .length:
             responseFramingOut = inbound == .length ? .length : .none
@@ -460,11 +502,7 @@ public struct ForwardProxyMachine {
             }
         }
         out.version = .http11
-        if !clientKeepAlive {
-            out.headers.add(name: "Connection", value: "close")
-        } else if clientVersion == .http10 {
-            out.headers.add(name: "Connection", value: "keep-alive")
-        }
+        if !clientKeepAlive { out.headers.add(name: "Connection", value: "close") }
         responseHeadSent = true
         actions.append(.sendClient(out.serialized))
     }
@@ -559,11 +597,16 @@ public struct ForwardProxyMachine {
         return head.serialized + response.body
     }
 
-    static let lastChunk: [UInt8] = {
+    static let lastChunk: [UInt8] = lastChunk(trailers: [])
+
+    /// The last chunk with the trailer fields received (RFC 9112 §7.1.2: forwarded, less hop-by-hop ones).
+    static func lastChunk(trailers: HTTPHeaders) -> [UInt8] {
+        var fields = trailers
+        HopByHopHeaders.strip(&fields)
         var out: [UInt8] = []
-        HTTPChunkedEncoder.appendLastChunk(to: &out)
+        HTTPChunkedEncoder.appendLastChunk(trailers: fields, to: &out)
         return out
-    }()
+    }
 
     static func frame(_ chunk: [UInt8], as framing: Framing) -> [UInt8] {
         guard framing == .chunked else { return chunk }

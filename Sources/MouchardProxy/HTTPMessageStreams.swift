@@ -1,12 +1,12 @@
 import MouchardWire
 
 /// One step of a message as the proxy machine consumes it: an interim 1xx response head
-/// (responses only), the head, a body piece, the end. Trailers are dropped: the proxy re-frames
-/// bodies, which RFC 9112 §7.1.2 allows.
+/// (responses only), the head, a body piece, the trailer fields of a chunked body, the end.
 public enum HTTPStreamPart<Head: Sendable & Hashable>: Sendable, Hashable {
     case informational(Head)
     case head(Head)
     case body([UInt8])
+    case trailers(HTTPHeaders)
     case end
 }
 
@@ -40,8 +40,9 @@ struct HTTPRequestStream {
             switch event {
             case .head(let h): return .head(h)
             case .body(let b): return .body(b)
+            case .trailers(let t): return .trailers(t)
             case .end: return .end
-            case .informational, .trailers, .tunnel: continue
+            case .informational, .tunnel: continue
             }
         }
         if let failure { throw failure }
@@ -104,7 +105,8 @@ struct HTTPResponseStream {
             case .body(let b): return .body(b)
             case .end: return .end
             case .informational(let h): return .informational(h)
-            case .trailers, .tunnel: continue
+            case .trailers(let t): return .trailers(t)
+            case .tunnel: continue
             }
         }
         if let failure { throw failure }

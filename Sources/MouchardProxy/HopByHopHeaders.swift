@@ -4,8 +4,9 @@ import MouchardWire
 public enum HopByHopHeaders {
     /// Always removed, whatever `Connection` says. `Transfer-Encoding` is removed too because the
     /// proxy re-frames every body it forwards; `Proxy-Authorization`/`Proxy-Authenticate` concern us only.
+    /// `Trailer` is end-to-end (RFC 9110 §6.6.2) and stays: the trailers it announces are forwarded.
     public static let fixed = [
-        "Connection", "Proxy-Connection", "Keep-Alive", "TE", "Trailer", "Transfer-Encoding", "Upgrade",
+        "Connection", "Proxy-Connection", "Keep-Alive", "TE", "Transfer-Encoding", "Upgrade",
         "Proxy-Authorization", "Proxy-Authenticate",
     ]
 

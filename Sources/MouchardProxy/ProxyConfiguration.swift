@@ -11,7 +11,8 @@ public struct ProxyConfiguration: Sendable {
     /// Bytes of each body kept for inspection (the rest is forwarded, not kept).
     public var bodyCaptureLimit: Int
     public var connectTimeoutMilliseconds: UInt64
-    /// How long a request may wait for the start of its response.
+    /// How long a request may wait for its response to start (or continue) before the client
+    /// gets a 504 (`--upstream-timeout`).
     public var responseTimeoutMilliseconds: UInt64
     /// An idle keep-alive client connection is closed after this.
     public var clientIdleTimeoutMilliseconds: UInt64
@@ -30,15 +31,17 @@ public struct ProxyConfiguration: Sendable {
     public var transparent = false
     /// More addresses to listen on with the same settings (the gateway listens on IPv4 and IPv6).
     public var additionalListen: [SocketAddress] = []
-    /// Transparent mode: how long a connection may stay silent before it is taken for a
-    /// server-first protocol (an SSH or SMTP banner) and tunneled to its original destination.
+    /// How long a transparent connection, or a CONNECT tunnel, may stay silent before it is taken
+    /// for a server-first protocol (an SSH or SMTP banner) and tunneled blind to its destination.
     public var serverFirstWaitMilliseconds: UInt64 = 800
+    /// Which clients may connect and the credentials their requests must carry (default: anyone).
+    public var access = ClientAccess()
     /// Where the proxy reports what it refused or could not do (one line each, no newline).
     public var log: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
 
     public init(listen: SocketAddress, threads: Int = EventLoopGroup.defaultThreadCount, ignoreHosts: [String] = [],
                 bodyCaptureLimit: Int = 16 << 20, connectTimeoutMilliseconds: UInt64 = 10_000,
-                responseTimeoutMilliseconds: UInt64 = 60_000, clientIdleTimeoutMilliseconds: UInt64 = 120_000,
+                responseTimeoutMilliseconds: UInt64 = 30_000, clientIdleTimeoutMilliseconds: UInt64 = 120_000,
                 upstreamIdleTimeoutMilliseconds: UInt64 = 30_000, tunnelIdleTimeoutMilliseconds: UInt64 = 600_000,
                 maxIdleUpstreamsPerTarget: Int = 64, interception: InterceptionSettings? = nil) {
         self.listen = listen

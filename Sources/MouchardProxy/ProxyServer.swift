@@ -150,6 +150,11 @@ final class Listener: IOHandler {
                 return
             }
             guard let (client, address) = accepted else { return }
+            if !context.shared.configuration.access.allows(address) {
+                client.close()  // never served, not even read
+                context.shared.refuse(address.unmapped)
+                continue
+            }
             var redirect: TransparentRedirect?
             if context.shared.configuration.transparent {
                 guard let r = transparentRedirect(client, from: address) else {

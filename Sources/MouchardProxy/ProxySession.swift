@@ -327,6 +327,14 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         interception = i
         if answerConnect { sendToClient(Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8)) }
         if !leftover.isEmpty { i.clientBytes(leftover, session: self) }
+        if answerConnect && leftover.isEmpty {
+            // A server-first protocol (SMTP, SSH, FTP banners) waits for the origin to speak: no
+            // ClientHello within the wait means a blind tunnel, so the origin's first bytes get through.
+            loop.schedule(afterMilliseconds: shared.configuration.serverFirstWaitMilliseconds) { [weak self, weak i] in
+                guard let self, let i, self.interception === i, self.mode == .intercepting else { return }
+                i.clientStayedSilent(session: self)
+            }
+        }
         updateReading()
     }
 
@@ -471,6 +479,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         } else {
             flow.extras["_connect"] = "\"\(facts.target.authority)\""
         }
+        shared.statistics.bytes.wrappingAdd(facts.bytesUp + facts.bytesDown, ordering: .relaxed)
         flow.extras["_bytesUp"] = String(facts.bytesUp)
         flow.extras["_bytesDown"] = String(facts.bytesDown)
         shared.sink.record(flow)
@@ -485,6 +494,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
 
     private func record(_ e: CapturedExchange) {
         shared.statistics.exchanges.wrappingAdd(1, ordering: .relaxed)
+        shared.statistics.bytes.wrappingAdd(e.requestBody.totalBytes + e.responseBody.totalBytes, ordering: .relaxed)
         if e.error != nil { shared.statistics.failures.wrappingAdd(1, ordering: .relaxed) }
         let request = HTTPRequest(head: e.requestHead, scheme: e.scheme, fallbackAuthority: e.fallbackAuthority,
                                   body: e.requestBody.bytes, bodyTruncated: e.requestBody.truncated)

@@ -44,11 +44,37 @@ final class ProxyShared: Sendable {
     func machineConfiguration(scheme: String, tunnelTarget: UpstreamTarget?) -> ForwardProxyMachine.Configuration {
         let port = boundPort
         let listenIP = configuration.listen.ip
-        return ForwardProxyMachine.Configuration(
+        var c = ForwardProxyMachine.Configuration(
             scheme: scheme, tunnelTarget: tunnelTarget, bodyCaptureLimit: configuration.bodyCaptureLimit,
             isSelf: { host, p in ProxyShared.isSelf(host: host, port: p, boundPort: port, listenIP: listenIP) },
             localResponder: localResponder, replay: configuration.replay)
+        if configuration.access.credentials != nil {
+            let access = configuration.access
+            let statistics = self.statistics
+            c.authorize = { headers in
+                let ok = access.authorizes(headers)
+                if !ok { statistics.unauthorized.wrappingAdd(1, ordering: .relaxed) }
+                return ok
+            }
+        }
+        return c
     }
+
+    /// Counts a connection refused for its address and logs the first refusal of each address.
+    func refuse(_ address: SocketAddress) {
+        statistics.refused.wrappingAdd(1, ordering: .relaxed)
+        let first = refusedAddresses.withLock { seen in
+            seen.count < Self.refusedAddressesLogged && seen.insert(address.ip).inserted
+        }
+        if first {
+            configuration.log("mouchard: refused a connection from \(address.ip): not in the allowed client networks " +
+                              "(\(configuration.access.networks.map(\.description).joined(separator: ", "))); see --allow-client")
+        }
+    }
+
+    /// Addresses whose refusal was logged (each once, at most `refusedAddressesLogged` of them).
+    private let refusedAddresses = Mutex<Set<String>>([])
+    static let refusedAddressesLogged = 64
 }
 
 /// A `--ignore-host` regular expression, matched against the whole host name (case-insensitive).
@@ -81,8 +107,13 @@ public final class ProxyStatistics: Sendable {
     let tunnels = Atomic<Int>(0)
     let intercepted = Atomic<Int>(0)
     let rejectedCertificates = Atomic<Int>(0)
-    /// Transparent connections refused (no NAT entry, or aimed at the listener itself).
+    /// Connections refused: a client outside the allowed networks, or (transparent) no NAT entry
+    /// or aimed at the listener itself.
     let refused = Atomic<Int>(0)
+    /// Requests answered 407 (missing or wrong proxy credentials).
+    let unauthorized = Atomic<Int>(0)
+    /// Body bytes of the exchanges recorded and bytes through tunnels, both ways.
+    let bytes = Atomic<Int>(0)
 
     public struct Snapshot: Sendable, Hashable {
         public var acceptedConnections: Int
@@ -92,6 +123,8 @@ public final class ProxyStatistics: Sendable {
         public var interceptedTunnels: Int
         public var rejectedCertificates: Int
         public var refusedConnections: Int
+        public var unauthorizedRequests: Int
+        public var bytes: Int
     }
 
     public var snapshot: Snapshot {
@@ -99,6 +132,7 @@ public final class ProxyStatistics: Sendable {
                  failedExchanges: failures.load(ordering: .relaxed), tunnels: tunnels.load(ordering: .relaxed),
                  interceptedTunnels: intercepted.load(ordering: .relaxed),
                  rejectedCertificates: rejectedCertificates.load(ordering: .relaxed),
-                 refusedConnections: refused.load(ordering: .relaxed))
+                 refusedConnections: refused.load(ordering: .relaxed), unauthorizedRequests: unauthorized.load(ordering: .relaxed),
+                 bytes: bytes.load(ordering: .relaxed))
     }
 }

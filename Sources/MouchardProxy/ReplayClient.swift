@@ -232,7 +232,7 @@ final class ReplayLane: UpstreamLinkOwner {
             }
             guard let part else { break }
             switch part {
-            case .informational:
+            case .informational, .trailers:
                 continue
             case .head(let h):
                 head = h

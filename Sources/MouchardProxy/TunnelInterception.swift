@@ -148,6 +148,13 @@ final class TunnelInterception {
         link.start(resolver: session.shared.resolver)
     }
 
+    /// No byte from the phone since the tunnel opened: tunnel it blind so a server that speaks
+    /// first is heard (a ClientHello arriving later goes through untouched).
+    func clientStayedSilent(session: ProxySession) {
+        guard case .awaitingHello = state, raw.isEmpty, server == nil else { return }
+        becomeRaw(session)
+    }
+
     private func becomeRaw(_ session: ProxySession) {
         state = .done
         let bytes = raw

@@ -46,14 +46,18 @@ public enum CaptureFileExtractor {
     /// `extract` that also hands each DNS answer to `onDNS` as it is read (with `collect: false`
     /// neither flows nor DNS answers are kept in the result).
     /// `keys` decrypts TLS (pcapng secrets blocks in the file are added to them, or used alone).
+    /// `progress` is told the file offset of each packet read (for a progress line).
     public static func extract(path: String, limits: ReassemblyLimits = ReassemblyLimits(), collect: Bool = true,
-                               keys: TLSKeyStore? = nil,
+                               keys: TLSKeyStore? = nil, progress: ((Int) -> Void)? = nil,
                                onDNS: ((DNSObservation) -> Void)?, onFlow: ((Flow) -> Void)?) throws -> CaptureExtraction {
         let extractor = PcapFlowExtractor(limits: limits, collect: collect, keys: keys)
         extractor.onFlow = onFlow
         extractor.onDNS = onDNS
         let secrets: (UInt32, ArraySlice<UInt8>) -> Void = { type, data in extractor.addSecretsBlock(type: type, data: data) }
-        let outcome = try CaptureFileReader(path: path).forEachPacket(secrets: secrets) { extractor.process($0) }
+        let outcome = try CaptureFileReader(path: path).forEachPacket(secrets: secrets) { packet in
+            extractor.process(packet)
+            progress?(packet.fileOffset)
+        }
         return extractor.finish(readError: outcome.error, format: outcome.format?.rawValue)
     }
 }

@@ -28,6 +28,9 @@ public final class LiveSniffer {
     public var interface: String { capture.interface }
     public var linkType: LinkType { capture.linkType }
     public var packetsWritten: Int { writer?.packetsWritten ?? 0 }
+    /// Packets and their captured bytes so far (read on the thread that calls `run`, e.g. from `shouldStop`).
+    public private(set) var packetsSeen = 0
+    public private(set) var bytesSeen = 0
 
     /// Opens `interface` (validating `filter` first) and, when `pcapPath` is set, creates that file.
     /// `keyLog`: a key log file followed while capturing (read again every `keyLogPollInterval`).
@@ -66,6 +69,8 @@ public final class LiveSniffer {
                 lastPoll = ContinuousClock.now
             }
             guard let packet = try capture.next() else { continue }
+            packetsSeen += 1
+            bytesSeen += packet.data.count
             try writer?.write(packet)
             extractor.process(packet)
         }

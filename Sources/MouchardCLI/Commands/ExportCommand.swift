@@ -34,6 +34,7 @@ struct ExportCommand: MouchardCommand {
             OptionSpec("--format", value: "FORMAT", help: "har (with --har), curl or swift-test"),
             OptionSpec("--device", value: "FILE", help: "swift-test: the device profile to audit with (embedded in the test)"),
             OptionSpec("--out", short: "-o", value: "FILE", help: "curl and swift-test: write there instead of standard output"),
+            TerminalProgress.quietOption,
         ],
         minPositionals: 1, maxPositionals: 1)
 
@@ -52,8 +53,12 @@ struct ExportCommand: MouchardCommand {
             return try exportPcapng(args, to: pcapng, io)
         }
         guard let out = args.value("--har") else { throw UsageError("'export' needs --har OUT, --pcapng OUT, or --format curl|swift-test") }
+        let progress = TerminalProgress.make(io, verb: "export", quiet: args.flag("--quiet"))
+        defer { progress?.finish() }
+        let io = progress?.wrapping(io) ?? io
         let store = try SessionFiles.openSession(args.positionals[0], io: io, create: false)
         let directory = store.directory
+        let total = progress == nil ? 0 : try store.flowCount()
         let writer = HARWriter(creatorVersion: Mouchard.version)
         let kept = try KeptHAR(store)
         var count = 0
@@ -65,6 +70,7 @@ struct ExportCommand: MouchardCommand {
                 out += writer.entry(flow, isFirst: written == 0)
                 written += 1
                 count += 1
+                progress?.update(InputProgress(name: args.positionals[0], done: count, total: total, noun: "flows"))
             }
             for json in kept.unread(after: flow?.id ?? 0) {
                 out += writer.rawEntry(json, isFirst: written == 0)

@@ -121,8 +121,10 @@ struct GatewayCommand: MouchardCommand {
                                             upstreamCAFile: args.value("--upstream-ca").map { ProxyCommand.absolute($0, io) },
                                             keyLogPath: args.value("--ssl-keylog").map { ProxyCommand.absolute($0, io) })
         let interceptor = try TLSInterceptor(settings: settings)
+        let statusLine = TerminalProgress.make(io, verb: "gateway", quiet: args.flag("--quiet"))
+        let console = statusLine?.printingAbove(io.out) ?? io.out
         let audit = LiveAudit(inspector: inspector, store: store,
-                              console: LiveAudit.Console(quiet: args.flag("--quiet"), logFlows: args.flag("--log-flows"), write: io.out))
+                              console: LiveAudit.Console(quiet: args.flag("--quiet"), logFlows: args.flag("--log-flows"), write: console))
 
         // The transparent listener (an ephemeral port on every address; the rules name it).
         let sink = DNSNamingSink(audit.sink)
@@ -176,6 +178,11 @@ struct GatewayCommand: MouchardCommand {
         // The pcap is flushed whenever the capture is idle, and at least every `flushInterval`
         // under load: a crash loses at most that much, without a write per packet.
         var lastFlush = DispatchTime.now().uptimeNanoseconds
+        var ticker: StatusTicker?
+        if let statusLine {
+            ticker = StatusTicker(statusLine) { ProxyCommand.statusText(server.statistics, audit.summary) }
+        }
+        defer { ticker?.stop() }
         while !SignalStop.requested && storeFailure == nil {
             do {
                 let packet = try capture.next()
@@ -195,6 +202,7 @@ struct GatewayCommand: MouchardCommand {
         }
 
         // Undo first: the phone must not stay routed through a box that no longer inspects.
+        ticker?.stop()
         let problems = host.undo(state)
         server.stop()
         let extraction = extractor.finish()

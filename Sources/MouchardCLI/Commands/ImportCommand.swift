@@ -24,6 +24,7 @@ struct ImportCommand: MouchardCommand {
             OptionSpec("--strict", help: "fail on a HAR entry that cannot be read (default: skip it with a warning)"),
             OptionSpec("--skip-bad-entries", help: "skip HAR entries that cannot be read, with a warning (the default)"),
             KeyLogOption.spec,
+            TerminalProgress.quietOption,
         ],
         minPositionals: 1, maxPositionals: 1)
 
@@ -33,6 +34,9 @@ struct ImportCommand: MouchardCommand {
 
     private static func perform(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
         guard let session = args.value("--session") else { throw UsageError("'import' needs --session NAME") }
+        let progress = TerminalProgress.make(io, verb: "import", quiet: args.flag("--quiet"))
+        defer { progress?.finish() }
+        let io = progress?.wrapping(io) ?? io
         let file = args.positionals[0]
         let data = try SessionFiles.read(file, currentDirectory: io.currentDirectory)
         let header = Array(data.prefix(64))
@@ -47,7 +51,12 @@ struct ImportCommand: MouchardCommand {
         if CaptureFileExtractor.isCaptureFile(header: header) {
             let path = SessionFiles.absolute(file, currentDirectory: io.currentDirectory)
             let x: CaptureExtraction
-            do { x = try CaptureFileExtractor.extract(path: path, keys: keys) } catch { throw CLIError("\(file): \(error)") }
+            let reading = progress.map { p in { (offset: Int) in p.update(InputProgress(name: file, done: offset, total: data.count)) } }
+            do {
+                x = try CaptureFileExtractor.extract(path: path, keys: keys, progress: reading, onDNS: nil, onFlow: nil)
+            } catch {
+                throw CLIError("\(file): \(error)")
+            }
             for n in DecryptionText.lines(x) { io.err("mouchard: \(file): \(n)\n") }
             flows = x.flows
             warnings = x.warnings.filter { !$0.hasPrefix("reading stopped: ") }.map { "\(file): \($0)" }
@@ -85,11 +94,12 @@ struct ImportCommand: MouchardCommand {
                 kept.append(.object([("after", .number(String(previous))), ("entry", entry)]))
             }
         }
-        for var flow in flows {
+        for (i, var flow) in flows.enumerated() {
             keepUnread(before: flow.id - 1)
             flow.id = 0
             previous = try store.append(flow)
             ids.append(previous)
+            progress?.update(InputProgress(name: file, done: i + 1, total: flows.count, noun: "flows stored"))
         }
         keepUnread(before: Int.max)
         if !kept.isEmpty {

@@ -1,5 +1,6 @@
 import Foundation
 import MouchardAudit
+import MouchardGateway
 import MouchardInspection
 import MouchardPosix
 import MouchardProxy
@@ -21,6 +22,7 @@ struct ProxyCommand: MouchardCommand {
         examples:
           mouchard proxy --device phone.json --session app-test
           mouchard proxy --listen 0.0.0.0:8080 --allow-remote --ignore-host '\\.apple\\.com$'
+          mouchard proxy --listen 0.0.0.0:8080 --allow-remote --allow-client 192.168.1.0/24 --proxy-auth audit:secret
         """,
         options: [
             OptionSpec("--listen", value: "ADDR:PORT", help: "address to listen on (default 127.0.0.1:8080)"),
@@ -39,7 +41,11 @@ struct ProxyCommand: MouchardCommand {
             OptionSpec("--home", value: "DIR", help: "CA directory (default $MOUCHARD_HOME or ~/.mouchard)"),
             OptionSpec("--upstream-ca", value: "FILE", help: "extra trust anchor (PEM) for origin certificates"),
             OptionSpec("--insecure-upstream", help: "do not verify origin certificates (dangerous)"),
+            OptionSpec("--upstream-timeout", value: "SECONDS", help: "answer 504 when an origin is silent this long (default 30)"),
             OptionSpec("--allow-remote", help: "allow listening on a non-loopback address"),
+            OptionSpec("--allow-client", value: "CIDR", help: "with --allow-remote: clients allowed (default: the listening interface's networks)",
+                       repeatable: true),
+            OptionSpec("--proxy-auth", value: "USER:PASS", help: "requests must carry these credentials (407 otherwise)"),
             OptionSpec("--no-store", help: "do not write a session (inspect and print only)"),
             OptionSpec("--quiet", short: "-q", help: "no finding lines (summary only)"),
             OptionSpec("--log-flows", help: "print one line per exchange"),
@@ -62,17 +68,25 @@ struct ProxyCommand: MouchardCommand {
         guard let listen = SocketAddress(parsing: listenText) else {
             throw UsageError("--listen wants a numeric ADDRESS:PORT such as 127.0.0.1:8080 or [::1]:8080, not '\(listenText)'")
         }
+        let access = try clientAccess(args, listen: listen)
         if !listen.isLoopback {
             guard args.flag("--allow-remote") else {
                 throw UsageError("--listen \(listenText) is not a loopback address: add --allow-remote to accept the risk")
             }
-            io.err("mouchard: warning: listening on \(listen): anyone who can reach this address can use the proxy " +
-                   "(an open proxy) and will see the CA onboarding page; use it on a trusted network only\n")
+            let who = access.networks.map(\.description).joined(separator: ", ")
+            io.err("mouchard: warning: listening on \(listen): clients from \(who) can use the proxy " +
+                   (access.credentials == nil ? "without a password (see --proxy-auth)" : "with the --proxy-auth credentials") +
+                   " and will see the CA onboarding page; use it on a trusted network only\n")
         }
         var threads = EventLoopGroup.defaultThreadCount
         if let t = args.value("--threads") {
             guard let n = Int(t), (1...256).contains(n) else { throw UsageError("--threads wants a number from 1 to 256") }
             threads = n
+        }
+        var upstreamTimeout: UInt64 = 30_000
+        if let t = args.value("--upstream-timeout") {
+            guard let s = Double(t), s >= 0.1, s <= 86_400 else { throw UsageError("--upstream-timeout wants seconds from 0.1 to 86400, not '\(t)'") }
+            upstreamTimeout = UInt64(s * 1000)
         }
         if args.flag("--insecure-upstream") {
             io.err("mouchard: WARNING: --insecure-upstream: origin certificates are NOT verified; " +
@@ -112,11 +126,14 @@ struct ProxyCommand: MouchardCommand {
                                             keyLogPath: args.value("--ssl-keylog").map { absolute($0, io) })
         let interceptor = try TLSInterceptor(settings: settings)
 
+        let statusLine = TerminalProgress.make(io, verb: mock ? "mock" : "proxy", quiet: args.flag("--quiet"))
+        let console = statusLine?.printingAbove(io.out) ?? io.out
         let audit = LiveAudit(inspector: inspector, store: store,
                               console: LiveAudit.Console(quiet: args.flag("--quiet"), logFlows: args.flag("--log-flows"),
-                                                         write: io.out))
+                                                         write: console))
         var configuration = ProxyConfiguration(listen: listen, threads: threads, ignoreHosts: ignore,
-                                               interception: settings)
+                                               responseTimeoutMilliseconds: upstreamTimeout, interception: settings)
+        configuration.access = access
         configuration.replay = replay?.serving
         let server = ProxyServer(configuration: configuration, sink: audit.sink, interceptor: interceptor,
                                  localResponder: interceptor.onboardingResponder)
@@ -129,7 +146,10 @@ struct ProxyCommand: MouchardCommand {
                (interceptor.authority.wasCreated ? " (created now)" : "") +
                "; install it from http://mouchard.ca/ through the proxy\n")
         if let store { io.err("mouchard: session \(store.directory)\n") }
+        var ticker: StatusTicker?
+        if let statusLine { ticker = StatusTicker(statusLine) { statusText(server.statistics, audit.summary) } }
         stop.wait()
+        ticker?.stop()
         io.err("mouchard: stopping...\n")
         server.stop()
         audit.finish()
@@ -143,12 +163,67 @@ struct ProxyCommand: MouchardCommand {
         if let s = server.statistics, s.rejectedCertificates > 0 {
             text += ", \(s.rejectedCertificates) TLS connection\(s.rejectedCertificates == 1 ? "" : "s") rejected our certificate"
         }
+        if let s = server.statistics, s.refusedConnections > 0 {
+            text += ", \(s.refusedConnections) connection\(s.refusedConnections == 1 ? "" : "s") refused (client not allowed)"
+        }
+        if let s = server.statistics, s.unauthorizedRequests > 0 {
+            text += ", \(s.unauthorizedRequests) request\(s.unauthorizedRequests == 1 ? "" : "s") refused (407: no valid credentials)"
+        }
         let dropped = audit.sink.counts.dropped
         if dropped > 0 { text += ", \(dropped) flows NOT recorded (the audit fell behind)" }
         if let r = replay?.responses { text += "; \(r.served) served from the recordings, \(r.missed) missed" }
         if let store { text += "; session \(store.directory)" }
         io.err(text + "\n")
         return 0
+    }
+
+    /// The status line of a running proxy: `12 connections, 340 flows, 5 findings, 12.3 MB`.
+    static func statusText(_ statistics: ProxyStatistics.Snapshot?, _ summary: LiveAudit.Summary) -> String {
+        let s = statistics
+        var text = "\(s?.acceptedConnections ?? 0) connections, \(summary.flows) flows, \(summary.findings) findings"
+        text += ", \(ProgressText.size(s?.bytes ?? 0))"
+        if let refused = s?.refusedConnections, refused > 0 { text += ", \(refused) refused" }
+        return text
+    }
+
+    /// `--allow-client` and `--proxy-auth`. A proxy listening beyond loopback serves, by default,
+    /// the networks of the interface that holds the listening address (every interface's for
+    /// 0.0.0.0 or ::), never the whole Internet.
+    static func clientAccess(_ args: ParsedArguments, listen: SocketAddress) throws -> ClientAccess {
+        var networks: [ClientAccess.Network] = []
+        for text in args.all("--allow-client") {
+            guard let n = ClientAccess.Network(cidr: text) else {
+                throw UsageError("--allow-client wants an address or network such as 192.168.1.0/24 or fd00::/8, not '\(text)'")
+            }
+            networks.append(n)
+        }
+        if networks.isEmpty && !listen.isLoopback {
+            networks = listeningNetworks(listen)
+            guard !networks.isEmpty else {
+                throw UsageError("no network found for \(listen.ip): name the clients allowed with --allow-client CIDR")
+            }
+        }
+        var credentials: String?
+        if let auth = args.value("--proxy-auth") {
+            guard let colon = auth.firstIndex(of: ":"), colon != auth.startIndex, auth.index(after: colon) != auth.endIndex else {
+                throw UsageError("--proxy-auth wants USER:PASSWORD, both non-empty")
+            }
+            credentials = auth
+        }
+        return ClientAccess(networks: networks, credentials: credentials)
+    }
+
+    /// The networks of the interface(s) holding `listen`'s address (all interfaces for an unspecified address).
+    static func listeningNetworks(_ listen: SocketAddress) -> [ClientAccess.Network] {
+        var out: [ClientAccess.Network] = []
+        for interface in NetworkInterfaces.all() {
+            let addresses = NetworkInterfaces.addresses(of: interface)
+            guard listen.isUnspecified || addresses.contains(where: { $0.address == listen.ip }) else { continue }
+            for a in addresses where !a.isLinkLocal {
+                if let n = ClientAccess.Network(cidr: "\(a.address)/\(a.prefixLength)"), !out.contains(n) { out.append(n) }
+            }
+        }
+        return out
     }
 
     static func absolute(_ path: String, _ io: CommandIO) -> String {

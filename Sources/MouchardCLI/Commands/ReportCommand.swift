@@ -22,6 +22,7 @@ struct ReportCommand: MouchardCommand {
         """,
         options: [
             OptionSpec("--out", short: "-o", value: "FILE", help: "where to write the report"),
+            TerminalProgress.quietOption,
             OptionSpec("--format", value: "FORMAT", help: "html, md, json or sarif (default: from --out's extension)"),
             OptionSpec("--device", value: "FILE", help: "device profile (known values to look for, docs/device-profile.md)"),
             OptionSpec("--app", value: "NAME", help: "the app under audit (report title, first-party hint)"),
@@ -53,10 +54,14 @@ struct ReportCommand: MouchardCommand {
         if args.value("--diff-against") != nil, format != .html, format != .markdown {
             throw UsageError("--diff-against adds a section to html and md reports only")
         }
+        let progress = TerminalProgress.make(io, verb: "report", quiet: args.flag("--quiet"))
+        defer { progress?.finish() }
+        let io = progress?.wrapping(io) ?? io
         let setup = try AuditSetup.load(args, io: io)
         var inputs = AuditInputs(args.positionals)
         inputs.keys = try KeyLogOption.load(args, io: io)
         inputs.strict = args.flag("--strict")
+        inputs.progress = progress?.inputProgress
         // The renderers list every finding, so they are kept (the flows are not).
         var findings: [Finding] = []
         let summary = try setup.audit(&inputs, currentDirectory: io.currentDirectory) { findings.append($0) }

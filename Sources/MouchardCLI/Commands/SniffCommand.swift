@@ -35,6 +35,7 @@ struct SniffCommand: MouchardCommand {
             OptionSpec("--promiscuous", help: "capture in promiscuous mode"),
             OptionSpec("--duration", value: "SECONDS", help: "stop by itself after this many seconds"),
             OptionSpec("--keylog", value: "FILE", help: "TLS key log to follow while capturing (decrypts TLS as its lines appear)"),
+            OptionSpec("--quiet", short: "-q", help: "no finding lines and no status line (summary only)"),
         ],
         minPositionals: 0, maxPositionals: 0)
 
@@ -66,6 +67,8 @@ struct SniffCommand: MouchardCommand {
                 if let d = args.value("--device") { try store.setMetadata(d, for: SessionStore.MetadataKey.deviceProfile) }
             }
         }
+        let quiet = args.flag("--quiet")
+        let statusLine = TerminalProgress.make(io, verb: "sniff", quiet: quiet)
         var findingsCount = 0
         var flowsCount = 0
         var storeFailure: (any Error)?
@@ -76,7 +79,11 @@ struct SniffCommand: MouchardCommand {
                 do { stored.id = try store.append(flow) } catch { storeFailure = storeFailure ?? error }
             }
             let found = inspector.inspect(stored)
-            for f in found { io.out(line(f)) }
+            if !quiet {
+                for f in found {
+                    if let statusLine { statusLine.printAbove { io.out(line(f)) } } else { io.out(line(f)) }
+                }
+            }
             findingsCount += found.count
             if let store, !found.isEmpty {
                 do { try store.append(findings: found) } catch { storeFailure = storeFailure ?? error }
@@ -89,9 +96,16 @@ struct SniffCommand: MouchardCommand {
         SignalStop.install()
         io.err("mouchard: sniffing on \(interface)\(args.value("--filter").map { " (filter: \($0))" } ?? "")"
                + "\(store.map { ", recording into \(SessionFiles.display($0.directory, currentDirectory: io.currentDirectory))" } ?? ""); Ctrl-C to stop\n")
+        var lastStatus = Date()
         let result = try sniffer.run {
-            SignalStop.requested || storeFailure != nil || (deadline.map { Date() >= $0 } ?? false)
+            if let statusLine, Date().timeIntervalSince(lastStatus) >= 1 {
+                lastStatus = Date()
+                statusLine.status("\(sniffer.packetsSeen) packets, \(flowsCount) flows, \(findingsCount) findings, " +
+                                  ProgressText.size(sniffer.bytesSeen))
+            }
+            return SignalStop.requested || storeFailure != nil || (deadline.map { Date() >= $0 } ?? false)
         }
+        statusLine?.finish()
         if let storeFailure { throw CLIError("session store: \(storeFailure)") }
         var s = "\nmouchard sniff: \(result.statistics.packets) packets, \(flowsCount) flows (\(result.statistics.httpRequests) HTTP requests, \(result.statistics.tlsClientHellos) TLS handshakes, \(result.statistics.quicInitials) QUIC Initials), \(findingsCount) findings\n"
         if let store {

@@ -21,6 +21,7 @@ let benchmarks: [Benchmark] = [
     tlsHandshakeBenchmark,
     tlsIdleMemoryBenchmark,
     tlsHandshakeThreadsBenchmark,
+    conformanceBenchmark,
     trackerLookupBenchmark,
     inspectBenchmark,
     harBenchmark,
