@@ -56,8 +56,14 @@ public struct OutsideCorpus: Sendable {
     public static let wild = OutsideCorpus(relativePath: "wild", contents: "HAR files and captures from other tools",
                                            markers: ["har", "pcap", "neg"])
 
-    /// The shared folder beside the repository root.
-    public static let sharedFolder: URL = TestFiles.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared")
+    /// The folder of outside corpora: `$MOUCHARD_CORPORA` when set (a checkout elsewhere, a git
+    /// worktree), else the folder `shared` beside the repository root.
+    public static let sharedFolder: URL = {
+        if let dir = ProcessInfo.processInfo.environment["MOUCHARD_CORPORA"], !dir.isEmpty {
+            return URL(fileURLWithPath: dir, isDirectory: true)
+        }
+        return TestFiles.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared")
+    }()
 
     public var url: URL { Self.sharedFolder.appendingPathComponent(relativePath).standardizedFileURL }
 
@@ -67,7 +73,7 @@ public struct OutsideCorpus: Sendable {
 
     /// Why a test of this corpus did not run.
     public var skipReason: String {
-        "needs \(contents) in \(url.path) (the shared folder beside the repository), which is not there"
+        "needs \(contents) in \(url.path) (the shared folder beside the repository, or $MOUCHARD_CORPORA), which is not there"
     }
 
     /// A file of the corpus: `OutsideCorpus.dev.file("ios/traffic.har")`.
