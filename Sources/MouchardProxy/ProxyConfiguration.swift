@@ -1,5 +1,6 @@
 import Foundation
 import MouchardPosix
+import MouchardWire
 
 /// Everything `mouchard proxy` can be told: where to listen, how many loops, what to tunnel
 /// untouched, how long to wait, how much of each body the inspection sees, upstream TLS trust.
@@ -33,6 +34,9 @@ public struct ProxyConfiguration: Sendable {
     /// Transparent mode: how long a connection may stay silent before it is taken for a
     /// server-first protocol (an SSH or SMTP banner) and tunneled to its original destination.
     public var serverFirstWaitMilliseconds: UInt64 = 800
+    /// A WebSocket frame longer than this closes the connection with 1009 (frames are relayed as
+    /// they arrive, never held whole: this bounds what a peer may claim, not memory).
+    public var webSocketMaxFrameLength: UInt64 = WebSocketStreamParser.defaultMaxFrameLength
     /// Where the proxy reports what it refused or could not do (one line each, no newline).
     public var log: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
 
