@@ -61,32 +61,39 @@ public struct FlowStreams: Sendable {
     public var clientCount: Int { messages.count { $0.direction == .client } }
     public var serverCount: Int { messages.count { $0.direction == .server } }
 
+    /// What frames the messages of `flow`, nil for a plain exchange (read from its heads: nothing is split).
+    public static func kind(of flow: Flow) -> Kind? {
+        guard let request = flow.request else { return nil }
+        if !flow.messages.isEmpty || isWebSocketUpgrade(flow) { return .webSocket }
+        if let grpc = grpcKind(mediaType(request.headers["Content-Type"])) ?? grpcKind(mediaType(flow.response?.headers["Content-Type"])) {
+            return grpc.kind
+        }
+        return mediaType(flow.response?.headers["Content-Type"]) == "text/event-stream" ? .serverSentEvents : nil
+    }
+
     /// The flow's message streams, nil when it carries none of the kinds.
     public init?(_ flow: Flow) {
-        guard let request = flow.request else { return nil }
-        let requestType = Self.mediaType(request.headers["Content-Type"])
-        let responseType = Self.mediaType(flow.response?.headers["Content-Type"])
+        guard let kind = Self.kind(of: flow), let request = flow.request else { return nil }
+        self.kind = kind
         path = request.path
         messages = []
         notes = []
-        if !flow.messages.isEmpty || Self.isWebSocketUpgrade(flow) {
-            kind = .webSocket
+        switch kind {
+        case .webSocket:
             let first = flow.firstMessageIndex
             for (k, m) in flow.messages.enumerated() {
                 messages.append(Message(direction: m.direction, index: first + k, bytes: m.data[...], encoding: nil, fromBase64: false,
                                         deflated: m.compressed, opcode: m.opcode, eventType: nil))
             }
             if let dropped = flow.extras[Flow.messagesDroppedField], dropped != "0" { notes.append("\(dropped) messages not kept") }
-            return
-        }
-        if let grpc = Self.grpcKind(requestType) ?? Self.grpcKind(responseType) {
-            kind = grpc.kind
-            addGRPC(request.body[...], direction: .client, text: grpc.text, encoding: request.headers["grpc-encoding"],
+        case .grpc, .grpcWeb:
+            let requestGRPC = Self.grpcKind(Self.mediaType(request.headers["Content-Type"]))
+            let responseGRPC = Self.grpcKind(Self.mediaType(flow.response?.headers["Content-Type"]))
+            let text = (requestGRPC ?? responseGRPC)?.text ?? false
+            addGRPC(request.body[...], direction: .client, text: text, encoding: request.headers["grpc-encoding"],
                     truncated: request.bodyTruncated)
             if let response = flow.response {
-                let responseGRPC = Self.grpcKind(responseType)
-                let text = responseGRPC?.text ?? grpc.text
-                addGRPC(response.body[...], direction: .server, text: text, encoding: response.headers["grpc-encoding"],
+                addGRPC(response.body[...], direction: .server, text: responseGRPC?.text ?? text, encoding: response.headers["grpc-encoding"],
                         truncated: response.bodyTruncated)
                 if grpcStatus == nil, let status = response.headers["grpc-status"] {
                     grpcStatus = status
@@ -95,10 +102,8 @@ public struct FlowStreams: Sendable {
             }
             if grpcStatus == nil, let s = flow.extras[Flow.grpcStatusField] { grpcStatus = Self.unquoted(s) }
             if grpcMessage == nil, let m = flow.extras[Flow.grpcMessageField] { grpcMessage = Self.unquoted(m) }
-            return
-        }
-        if responseType == "text/event-stream", let response = flow.response {
-            kind = .serverSentEvents
+        case .serverSentEvents:
+            guard let response = flow.response else { return }
             let coding = response.headers["Content-Encoding"]?.lowercased() ?? "identity"
             guard coding == "identity" || coding.isEmpty else {
                 notes.append("event stream with Content-Encoding \(coding) not split")
@@ -110,9 +115,7 @@ public struct FlowStreams: Sendable {
                                         opcode: 0, eventType: e.type))
             }
             if split.stoppedAtLimit { notes.append("more than \(ServerSentEvents.defaultMaxEvents) events: the rest not split") }
-            return
         }
-        return nil
     }
 
     /// Splits one gRPC body into messages of `direction` (trailers frames give the status).

@@ -85,6 +85,8 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         public var service: String? = nil
         /// Why the host is first or third party.
         public var partyReason: String? = nil
+        /// What the host's exchanges carried besides plain HTTP: `WebSocket`, `gRPC`, `gRPC-Web`, `SSE`.
+        public var protocols: [String]? = nil
 
         /// `Adjust (AppLovin)`, `AppsFlyer`, nil for an unknown host.
         public var companyAndOwner: String? { company.map { TrackerEntry.brandAndCompany(brand: $0, company: owner) } }

@@ -201,28 +201,33 @@ public struct WebSocketStreamParser: Sendable {
         }
     }
 
-    /// `bytes` with the current frame's mask undone (as they are for unmasked frames).
+    /// `bytes` with the current frame's mask undone (as they are for unmasked frames), eight bytes
+    /// at a time.
     private mutating func unmasked(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
         guard let m = frame?.mask else { return Array(bytes) }
-        let key = (UInt32(m.0), UInt32(m.1), UInt32(m.2), UInt32(m.3))
-        var phase = maskPhase
+        let key = [m.0, m.1, m.2, m.3]
+        let phase = maskPhase
+        // The key as it falls on eight bytes starting at `phase`, in memory order.
+        var word: UInt64 = 0
+        for k in 0..<8 { word |= UInt64(key[(phase + k) & 3]) << (8 * UInt64(k)) }
         let out = [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
             bytes.withUnsafeBufferPointer { p in
-                for k in 0..<p.count {
-                    let keyByte: UInt32
-                    switch phase {
-                    case 0: keyByte = key.0
-                    case 1: keyByte = key.1
-                    case 2: keyByte = key.2
-                    default: keyByte = key.3
-                    }
-                    buffer[k] = p[k] ^ UInt8(keyByte)
-                    phase = (phase + 1) & 3
+                guard let src = p.baseAddress, let dst = buffer.baseAddress else { return }
+                let n = p.count
+                var i = 0
+                while i + 8 <= n {
+                    let x = UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self)
+                    UnsafeMutableRawPointer(dst + i).storeBytes(of: x ^ word.littleEndian, as: UInt64.self)
+                    i += 8
+                }
+                while i < n {
+                    dst[i] = src[i] ^ key[(phase + i) & 3]
+                    i += 1
                 }
             }
             count = bytes.count
         }
-        maskPhase = phase
+        maskPhase = (phase + bytes.count) & 3
         return out
     }
 }
