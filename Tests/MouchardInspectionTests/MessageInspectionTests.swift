@@ -75,7 +75,7 @@ import Testing
         sse.response = HTTPResponse(head: HTTPResponseHead(status: 200, reason: "OK", headers: h),
                                     body: Array("data: {\"hello\":1}\n\nevent: where\ndata: {\"lat\":48.856614,\"lng\":2.352222}\n\n".utf8))
         let events = inspector.inspect(sse)
-        let place = try #require(events.first { $0.category == "location" })
+        let place = try #require(events.first { $0.category == .location })
         #expect(place.where == "sse:/feed → event[1] (server)")
         #expect(place.description?.contains("received from") == true)
 

@@ -88,7 +88,7 @@ struct WebSocketEndToEndTests {
         let findings = try proxy.findings()
         for flow in sockets {
             let mine = findings.filter { $0.flow == flow.id }
-            let location = mine.filter { $0.category == "location" }
+            let location = mine.filter { $0.category == .location }
             #expect(Set(location.map(\.where)) == ["ws:/live/feed → message[0] (client)", "ws:/live/feed → message[2] (client)",
                                                     "ws:/live/feed → message[4] (client)"], "\(mine.map(\.where))")
             let idfa = try #require(mine.first { $0.type == "idfa" })
