@@ -64,7 +64,10 @@ public struct FlowStreams: Sendable {
     /// What frames the messages of `flow`, nil for a plain exchange (read from its heads: nothing is split).
     public static func kind(of flow: Flow) -> Kind? {
         guard let request = flow.request else { return nil }
-        if !flow.messages.isEmpty || isWebSocketUpgrade(flow) { return .webSocket }
+        if !flow.messages.isEmpty || (flow.response?.status == 101 && isWebSocketUpgrade(flow)) { return .webSocket }
+        // Nearly every flow is a plain exchange: told from the Content-Type bytes, in place, before
+        // any text is made (the inspector asks for every flow).
+        guard mayFrameMessages(request.headers) || flow.response.map({ mayFrameMessages($0.headers) }) == true else { return nil }
         if let grpc = grpcKind(mediaType(request.headers["Content-Type"])) ?? grpcKind(mediaType(flow.response?.headers["Content-Type"])) {
             return grpc.kind
         }
@@ -151,6 +154,30 @@ public struct FlowStreams: Sendable {
                          + " (\(cut.available) of \(cut.declared) bytes)")
         }
         if split.stoppedAtLimit { notes.append("\(direction) body: more than \(GRPCFrames.defaultMaxFrames) messages, the rest not split") }
+    }
+
+    /// A Content-Type field of `headers` holds `grpc` or `event-stream` (ASCII case folded): the
+    /// only types that frame messages. Reads the fields in place.
+    static func mayFrameMessages(_ headers: HTTPHeaders) -> Bool {
+        let fields = headers.fields
+        for i in fields.indices where fields[i].name.utf8.count == 12 {
+            guard fields[i].name.utf8.elementsEqual("content-type".utf8, by: { a, b in a | 0x20 == b | 0x20 }) else { continue }
+            if contains(fields[i].valueBytes, "grpc") || contains(fields[i].valueBytes, "event-stream") { return true }
+        }
+        return false
+    }
+
+    /// `word` (lower case) in `bytes`, ASCII case folded.
+    private static func contains(_ bytes: [UInt8], _ word: StaticString) -> Bool {
+        let n = word.utf8CodeUnitCount
+        guard bytes.count >= n else { return false }
+        let w = word.utf8Start
+        for start in 0...(bytes.count - n) {
+            var k = 0
+            while k < n, bytes[start + k] | 0x20 == w[k] { k += 1 }
+            if k == n { return true }
+        }
+        return false
     }
 
     /// `application/grpc` and its `+proto`/`+json` forms, and gRPC-Web's binary and text forms.
