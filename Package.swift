@@ -42,10 +42,12 @@ let package = Package(
         ]),
 
         // Composition.
-        .target(name: "MouchardSniffer", dependencies: ["MouchardWire", "MouchardFlow", "MouchardCapture", "MouchardCodec"]),
+        // Message-framed payloads read as they pass: WebSocket frames and permessage-deflate into messages.
+        .target(name: "MouchardMessages", dependencies: ["MouchardWire", "MouchardFlow", "MouchardCodec"]),
+        .target(name: "MouchardSniffer", dependencies: ["MouchardWire", "MouchardFlow", "MouchardCapture", "MouchardCodec", "MouchardMessages"]),
         .target(name: "MouchardProxy", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardTLS", "MouchardPosix", "MouchardInspection",
-            "MouchardStore",
+            "MouchardStore", "MouchardMessages",
         ]),
         .target(name: "MouchardReport", dependencies: ["MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardInspection"]),
         // The gateway's host changes: nftables rules, sysctls, saved state (pure plans, thin runner).
@@ -89,11 +91,16 @@ let package = Package(
         .testTarget(name: "MouchardWireTests", dependencies: ["MouchardTestSupport", "MouchardWire"]),
         .testTarget(name: "MouchardFlowTests", dependencies: ["MouchardTestSupport", "MouchardFlow", "MouchardWire"]),
         .testTarget(name: "MouchardCodecTests", dependencies: ["MouchardTestSupport", "MouchardCodec", "MouchardWire"]),
+        .testTarget(name: "MouchardMessagesTests", dependencies: [
+            "MouchardTestSupport", "MouchardMessages", "MouchardCodec", "MouchardFlow", "MouchardWire",
+        ]),
         .testTarget(name: "MouchardStoreTests", dependencies: ["MouchardTestSupport", "MouchardStore", "MouchardFindings", "MouchardFlow", "MouchardWire"]),
         .testTarget(name: "MouchardInspectionTests", dependencies: [
             "MouchardTestSupport", "MouchardInspection", "MouchardFindings", "MouchardFlow", "MouchardCodec", "MouchardWire",
         ]),
-        .testTarget(name: "MouchardSnifferTests", dependencies: ["MouchardTestSupport", "MouchardSniffer", "MouchardCapture", "MouchardFlow", "MouchardWire"]),
+        .testTarget(name: "MouchardSnifferTests", dependencies: [
+            "MouchardTestSupport", "MouchardSniffer", "MouchardCapture", "MouchardFlow", "MouchardWire", "MouchardCodec",
+        ]),
         .testTarget(name: "MouchardProxyTests", dependencies: [
             "MouchardTestSupport", "ProxyConformance", "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardWire", "MouchardFlow", "MouchardFindings",
             "MouchardInspection", "MouchardStore", "MouchardCodec",

@@ -20,11 +20,13 @@ public struct Flow: Sendable, Hashable, Identifiable {
     public var error: String?
     /// Extra fields kept for round trips (HAR `_custom` fields, comments), name → JSON text.
     public var extras: [String: String]
+    /// Messages sent after the exchange switched protocols (WebSocket), in the order they were seen.
+    public var messages: [FlowMessage]
 
     public init(id: Int, source: FlowSource, transport: FlowTransport, request: HTTPRequest? = nil,
                 response: HTTPResponse? = nil, timings: FlowTimings = FlowTimings(started: Date(timeIntervalSince1970: 0)),
                 client: Endpoint? = nil, server: Endpoint? = nil, tls: TLSFacts? = nil, error: String? = nil,
-                extras: [String: String] = [:]) {
+                extras: [String: String] = [:], messages: [FlowMessage] = []) {
         self.id = id
         self.source = source
         self.transport = transport
@@ -36,6 +38,7 @@ public struct Flow: Sendable, Hashable, Identifiable {
         self.tls = tls
         self.error = error
         self.extras = extras
+        self.messages = messages
     }
 
     /// The host the flow went to: the request's host, else the SNI, else the name a DNS answer

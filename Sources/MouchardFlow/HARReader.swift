@@ -26,7 +26,8 @@ import MouchardWire
 ///   name, and `_` members of request, response, timings, postData and content under
 ///   `request._x`, `response._x`, `timings._x`, `request.postData._x`, `response.content._x`.
 ///   Mouchard's own fields (`_flowId`, `_transport`, `_error`, `_tls`, `_noRequest`, `_serverPort`,
-///   `_clientAddress`, `_clientPort`, `request._target`, `_bodyTruncated`) are read back into the flow (see `HARWriter`).
+///   `_clientAddress`, `_clientPort`, `request._target`, `_bodyTruncated`) and `_webSocketMessages` (as Chrome writes
+///   it) are read back into the flow (see `HARWriter`).
 public enum HARReader {
     /// Parses a HAR file. Throws `HARError` naming the JSON path (or byte offset) of the first problem.
     public static func read(_ data: Data) throws(HARError) -> [Flow] {
@@ -152,6 +153,7 @@ public enum HARReader {
     static let ownEntryFields: Set<String> = [
         "startedDateTime", "time", "request", "response", "cache", "timings", "serverIPAddress",
         "_flowId", "_transport", "_error", "_tls", "_noRequest", "_serverPort", "_clientAddress", "_clientPort",
+        HARWebSocketMessages.member,
     ]
     /// Standard entry members kept in `extras` under their own name.
     static let keptStandardFields: Set<String> = ["connection", "comment", "pageref"]
@@ -244,8 +246,10 @@ public enum HARReader {
             tls = facts
         }
 
+        let messages = try e.child(HARWebSocketMessages.member).map { n throws(HARError) in try HARWebSocketMessages.read(n) } ?? []
         return Flow(id: id, source: .har, transport: transport ?? .http, request: request, response: response,
-                    timings: timings, client: client, server: server, tls: tls, error: flowError, extras: extras)
+                    timings: timings, client: client, server: server, tls: tls, error: flowError, extras: extras,
+                    messages: messages)
     }
 
     /// URL schemes browsers record in HAR files for content that never left the device.

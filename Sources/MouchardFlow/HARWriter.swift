@@ -14,6 +14,8 @@ import MouchardWire
 ///   `version`), `_serverPort`, `_clientAddress`, `_clientPort`, `request._target` (when the
 ///   request-target is not what the URL implies, e.g. absolute-form through a proxy),
 ///   `request._bodyTruncated`, `response._bodyTruncated`.
+/// - WebSocket messages as Chrome writes them (`_resourceType` `websocket`, `_webSocketMessages`,
+///   see `HARWebSocketMessages`).
 /// - A flow without a request (tls-metadata: only SNI/ALPN seen) is still written, so an export
 ///   keeps every destination: a `CONNECT` request to `https://SNI:PORT` with `"_noRequest": true`
 ///   and `"_transport": "tls-metadata"`; the reader turns it back into a flow without a request.
@@ -113,6 +115,10 @@ public struct HARWriter: Sendable {
         if let client = flow.client {
             entry.append(("_clientAddress", .string(client.address)))
             entry.append(("_clientPort", .number(String(client.port))))
+        }
+        if !flow.messages.isEmpty {
+            entry.append(("_resourceType", .string("websocket")))
+            entry.append((HARWebSocketMessages.member, HARWebSocketMessages.value(flow.messages)))
         }
         appendExtras(extras.take(""), to: &entry)
         var value = JSONValue.object(entry)

@@ -8,11 +8,20 @@ enum FindingSentence {
     struct SentTo {
         var host: String
         var company: String?
+        /// ` received from HOST` instead: a server's message carried the value (`MessageWalk`).
+        var isReceived = false
+
+        /// The same destination, for values the host sent.
+        var received: SentTo {
+            var r = self
+            r.isReceived = true
+            return r
+        }
 
         /// Bytes the part takes in a sentence.
         var count: Int {
-            FindingSentence.sentToWords.utf8CodeUnitCount + host.utf8.count + FindingSentence.inWords.utf8CodeUnitCount
-                + (company.map { $0.utf8.count + 3 } ?? 0)
+            (isReceived ? FindingSentence.receivedFromWords : FindingSentence.sentToWords).utf8CodeUnitCount + host.utf8.count
+                + FindingSentence.inWords.utf8CodeUnitCount + (company.map { $0.utf8.count + 3 } ?? 0)
         }
     }
 
@@ -25,7 +34,7 @@ enum FindingSentence {
         count += plain ? inClear.utf8CodeUnitCount : encodedAs.utf8CodeUnitCount + encoding.utf8.count + 1
         return String(utf8Count: count) { w in
             w.write(what)
-            w.write(sentToWords)
+            w.write(sentTo.isReceived ? receivedFromWords : sentToWords)
             w.write(sentTo.host)
             if let company = sentTo.company {
                 w.write(" (" as StaticString)
@@ -54,6 +63,7 @@ enum FindingSentence {
     }
 
     fileprivate static let sentToWords: StaticString = " sent to "
+    fileprivate static let receivedFromWords: StaticString = " received from "
     fileprivate static let inWords: StaticString = " in "
     private static let arrow: StaticString = " → "
     private static let inClear: StaticString = " in clear."

@@ -67,7 +67,7 @@ public struct Inspector: Sendable {
     public func inspect(_ flow: Flow) -> [Finding] {
         guard let request = flow.request else { return [] }
         let facts = RequestFacts(request)
-        return findings(flow, request, facts, detect(request, facts: facts, transport: flow.transport))
+        return findings(flow, request, facts, detect(request, facts: facts, transport: flow.transport, streams: FlowStreams(flow)))
     }
 
     /// Findings of many flows (a capture file, a session), in flow order. In pattern mode the
@@ -79,7 +79,7 @@ public struct Inspector: Sendable {
         for flow in flows {
             guard let request = flow.request else { continue }
             let facts = RequestFacts(request)
-            perFlow.append((flow, facts, detect(request, facts: facts, transport: flow.transport)))
+            perFlow.append((flow, facts, detect(request, facts: facts, transport: flow.transport, streams: FlowStreams(flow))))
         }
         if knownValues == nil, let consensus = LocationConsensus(perFlow.flatMap { $0.2.compactMap(\.coordinate) }) {
             perFlow = perFlow.map { flow, facts, ds in
@@ -104,7 +104,10 @@ public struct Inspector: Sendable {
         let sentTo = FindingSentence.sentTo(host: host, company: info.company)
         let transport = flow.transport.rawValue
         return detections.map { d in
-            d.finding(request: req, destination: destination, sentTo: sentTo, transport: transport, flow: flow.id, time: time)
+            // What a server's message carried was received from the host, not sent to it (`MessageWalk`).
+            let received = d.whereKey.hasSuffix(MessageLabels.serverMark)
+            return d.finding(request: req, destination: destination, sentTo: received ? sentTo.received : sentTo, transport: transport,
+                             flow: flow.id, time: time)
         }
     }
 
@@ -113,9 +116,18 @@ public struct Inspector: Sendable {
         detect(request, facts: RequestFacts(request), transport: transport)
     }
 
-    func detect(_ request: HTTPRequest, facts: RequestFacts, transport: FlowTransport) -> [Detection] {
-        guard let scanned = scanStage(request, facts: facts, transport: transport) else { return [] }
-        return matchStage(request, walkStage(request, scanned), transport: transport)
+    /// `streams`: the flow's messages besides the request's own body (which the body walk reads,
+    /// gRPC messages included): a WebSocket connection's, gRPC responses, SSE events.
+    func detect(_ request: HTTPRequest, facts: RequestFacts, transport: FlowTransport, streams: FlowStreams? = nil) -> [Detection] {
+        let scanned = scanStage(request, facts: facts, transport: transport)
+        guard let streams else {
+            guard let scanned else { return [] }
+            return matchStage(request, walkStage(request, scanned), transport: transport)
+        }
+        var extracted = scanned.map { walkStage(request, $0) } ?? FieldExtractor.Result()
+        extractor.extract(streams, into: &extracted, matcher: rawPrefilter ? walkMatcher : nil)
+        guard scanned != nil || !extracted.fields.isEmpty || !extracted.groups.isEmpty else { return [] }
+        return matchStage(request, extracted, transport: transport)
     }
 
     /// The first stage of `detect`: the request target's bytes and, with a device profile, where

@@ -1,5 +1,6 @@
 import Foundation
 import MouchardPosix
+import MouchardWire
 
 /// Everything `mouchard proxy` can be told: where to listen, how many loops, what to tunnel
 /// untouched, how long to wait, how much of each body the inspection sees, upstream TLS trust.
@@ -36,6 +37,9 @@ public struct ProxyConfiguration: Sendable {
     public var serverFirstWaitMilliseconds: UInt64 = 800
     /// Which clients may connect and the credentials their requests must carry (default: anyone).
     public var access = ClientAccess()
+    /// A WebSocket frame longer than this closes the connection with 1009 (frames are relayed as
+    /// they arrive, never held whole: this bounds what a peer may claim, not memory).
+    public var webSocketMaxFrameLength: UInt64 = WebSocketStreamParser.defaultMaxFrameLength
     /// Where the proxy reports what it refused or could not do (one line each, no newline).
     public var log: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
 

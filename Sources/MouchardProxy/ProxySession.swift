@@ -42,6 +42,8 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     let redirect: TransparentRedirect?
     /// Transparent mode: the client's bytes until they tell what protocol this is.
     private var firstBytes: [UInt8] = []
+    /// A WebSocket connection whose frames are read while relayed (after its 101).
+    var webSocket: WebSocketRelay?
 
     init(context: LoopContext, client: StreamConnection, clientAddress: SocketAddress, redirect: TransparentRedirect? = nil) {
         self.context = context
@@ -88,13 +90,13 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
                 do {
                     let step = try tls.receive(bytes)
                     if !step.toPeer.isEmpty { client.send(step.toPeer) }
-                    upstream?.send(step.plaintext)
+                    relayToUpstream(step.plaintext)
                     if step.closed { finishTunnel(error: nil) }
                 } catch {
                     finishTunnel(error: nil)
                 }
             } else {
-                upstream?.send(bytes)
+                relayToUpstream(bytes)
             }
             updateReading()
         case .intercepting:
@@ -158,7 +160,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             feed(.upstreamBytes(bytes))
         case .rawTunnel:
             interception?.noteUpstreamBytes(bytes)
-            sendToClient(bytes)
+            relayToClient(bytes)
             updateReading()
         default: break
         }
@@ -231,12 +233,14 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             case .openTunnel(let target, let leftover):
                 openTunnel(target, leftover: leftover)
             case .completed(let exchange):
-                record(exchange)
+                // A WebSocket upgrade is recorded with its messages (`ProxySession+WebSocket`).
+                if !holdWebSocketUpgrade(exchange) { record(exchange) }
             case .switchProtocols(let clientLeftover, let upstreamLeftover):
-                // WebSocket and other upgrades: copy bytes both ways (through TLS when intercepted).
+                // WebSocket and other upgrades: copy bytes both ways (through TLS when intercepted),
+                // WebSocket frames read on the way.
                 mode = .rawTunnel
-                upstream?.send(clientLeftover)
-                sendToClient(upstreamLeftover)
+                relayToUpstream(clientLeftover)
+                relayToClient(upstreamLeftover)
             }
         }
     }
@@ -417,6 +421,13 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         if !replied { client.pauseReading() }
     }
 
+    /// A CONNECT tunnel whose client speaks cleartext HTTP: the requests go to the tunnel's target.
+    func startTunneledHTTP(target: UpstreamTarget, leftover: [UInt8]) {
+        mode = .http
+        machine = ForwardProxyMachine(configuration: shared.machineConfiguration(scheme: "http", tunnelTarget: target))
+        feed(.clientBytes(leftover))
+    }
+
     /// The phone accepted our certificate: from now on this connection carries decrypted HTTP.
     func startInterceptedHTTP(target: UpstreamTarget) {
         mode = .http
@@ -496,6 +507,11 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         shared.statistics.exchanges.wrappingAdd(1, ordering: .relaxed)
         shared.statistics.bytes.wrappingAdd(e.requestBody.totalBytes + e.responseBody.totalBytes, ordering: .relaxed)
         if e.error != nil { shared.statistics.failures.wrappingAdd(1, ordering: .relaxed) }
+        shared.sink.record(flow(of: e))
+    }
+
+    /// The flow of one exchange (id 0: the sink numbers flows).
+    func flow(of e: CapturedExchange) -> Flow {
         let request = HTTPRequest(head: e.requestHead, scheme: e.scheme, fallbackAuthority: e.fallbackAuthority,
                                   body: e.requestBody.bytes, bodyTruncated: e.requestBody.truncated)
         let response = e.responseHead.map {
@@ -518,7 +534,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         if e.requestBody.truncated { flow.extras["_requestBodySize"] = String(e.requestBody.totalBytes) }
         if e.responseBody.truncated { flow.extras["_responseBodySize"] = String(e.responseBody.totalBytes) }
         if let note = e.replay { flow.extras["_replay"] = Self.jsonString(note) }
-        shared.sink.record(flow)
+        return flow
     }
 
     /// TLS facts of the intercepted tunnel carrying this session's requests.
@@ -565,7 +581,8 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         finish()
     }
 
-    /// Shutdown: closes without recording anything more.
+    /// Shutdown: closes without recording anything more (but the messages of a WebSocket connection
+    /// read so far).
     func abort() {
         tunnel = nil
         close()
@@ -573,6 +590,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
 
     private func finish() {
         guard mode != .closed else { return }
+        finishWebSocket(error: nil)
         mode = .closed
         if let u = upstream {
             upstream = nil

@@ -5,7 +5,8 @@ import MouchardTLS
 /// One CONNECT tunnel on its way to being decrypted (or tunneled untouched):
 /// 1. the phone's ClientHello is fed to a `TLSServerSession`, which pauses there and gives the SNI
 ///    (a copy of the raw bytes is kept in case the tunnel must stay opaque);
-/// 2. an `--ignore-host` match, or bytes that are not TLS, turn it into a raw tunnel;
+/// 2. an `--ignore-host` match, or bytes that are not TLS, turn it into a raw tunnel (cleartext
+///    HTTP is read as HTTP: `ws://` through a proxy comes this way);
 /// 3. otherwise the origin is connected with TLS (verified), a leaf is minted with the origin
 ///    certificate's names and the phone's handshake resumes;
 /// 4. once the phone accepts, the session speaks HTTP inside (`https` flows); if it rejects our
@@ -160,6 +161,13 @@ final class TunnelInterception {
         let bytes = raw
         raw = []
         server = nil
+        // Cleartext HTTP through CONNECT (a `ws://` WebSocket behind a proxy, most often): read as
+        // HTTP, its exchanges `http` flows, unless the host is to be left alone.
+        if FirstBytes.classify(client: bytes) == .http, !session.shared.isIgnored(target.host) {
+            session.tunnel = nil
+            session.startTunneledHTTP(target: UpstreamTarget(host: target.host, port: target.port, tls: false), leftover: bytes)
+            return
+        }
         session.startRawTunnel(target, leftover: bytes, replied: true)
     }
 

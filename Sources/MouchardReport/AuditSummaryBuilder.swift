@@ -85,6 +85,7 @@ public struct AuditSummaryBuilder {
         var bytesSent = 0
         var bytesReceived = 0
         var transports: Set<DestinationTransport> = []
+        var protocols: Set<FlowStreams.Kind> = []
         var findings = 0
         var categories: Set<FindingCategory> = []
         var firstSeen: Date?
@@ -195,6 +196,7 @@ public struct AuditSummaryBuilder {
         Self.update(&tallies[host, default: HostTally()]) { tally in
             tally.flows += 1
             tally.transports.insert(DestinationTransport(flow: flow))
+            if let kind = FlowStreams.kind(of: flow) { tally.protocols.insert(kind) }
             if tally.firstSeen.map({ t < $0 }) ?? true { tally.firstSeen = t }
             if let r = flow.request {
                 tally.requests += 1
@@ -338,7 +340,8 @@ public struct AuditSummaryBuilder {
                 bytesSent: t.bytesSent, bytesReceived: t.bytesReceived, findings: t.findings,
                 categories: CategoryNames.sorted(t.categories), addresses: addresses, owner: a.owner,
                 ownerCountry: a.ownerCountry, service: a.service, partyReason: a.partyReason,
-                attributionBasis: a.attributionBasis, attributionChecked: a.attributionChecked))
+                attributionBasis: a.attributionBasis, attributionChecked: a.attributionChecked,
+                protocols: t.protocols.isEmpty ? nil : FlowStreams.Kind.allCases.filter(t.protocols.contains).map(\.displayName)))
         }
         destinations.sort { a, b in
             if a.findings != b.findings { return a.findings > b.findings }

@@ -267,6 +267,7 @@ private struct HTMLWriter {
             h += d.partyReason.map { "<br><span class=\"muted small\">\(esc($0, 160))</span>" } ?? ""
             h += "</td><td>"
             h += d.transports.map(transportBadge).joined(separator: " ")
+            h += (d.protocols ?? []).map { " <span class=\"badge\">\(esc($0))</span>" }.joined()
             h += "</td><td class=\"num\">\(grouped(d.requests))\(d.flows > d.requests ? " <span class=\"muted small\">/ \(grouped(d.flows)) conn.</span>" : "")</td>"
             h += "<td class=\"num\">\(byteCount(d.bytesSent))</td><td class=\"num\">\(byteCount(d.bytesReceived))</td>"
             h += "<td class=\"num\">\(d.findings > 0 ? "<b>\(grouped(d.findings))</b>" : "0")</td><td>"

@@ -75,7 +75,7 @@ public enum MarkdownReport {
                 let who = d.companyAndOwner ?? d.service
                 let unverified = d.attributionBasis == "unverified" ? " _(unverified)_" : ""
                 md += "| \(MarkupEscaping.markdownShown(d.host, limit: 80)) | \(who.map { MarkupEscaping.markdownShown($0, limit: 80) } ?? "—")\(unverified) | "
-                md += "\(d.thirdParty ? "third" : "first") | \(MarkupEscaping.markdown(d.transports.map(\.label).joined(separator: ", "))) | "
+                md += "\(d.thirdParty ? "third" : "first") | \(MarkupEscaping.markdown((d.transports.map(\.label) + (d.protocols ?? [])).joined(separator: ", "))) | "
                 md += "\(d.requests) | \(d.findings) | \(MarkupEscaping.markdownShown(d.categories.map(\.rawValue).joined(separator: ", "), limit: 120)) |\n"
             }
             let more = max(0, s.destinations.count - rowLimit) + s.omitted.destinations

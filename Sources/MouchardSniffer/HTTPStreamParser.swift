@@ -44,10 +44,14 @@ struct HTTPStreamParser {
             requests = r
         case .response:
             var r = HTTPMessageReader(parser: HTTPResponseParser(lineEndings: HTTPStreamParser.lineEndings), bodyLimit: bodyLimit)
+            r.keepsTunnelBytes = true
             if !synchronized { _ = r.resynchronize() }
             responses = r
         }
     }
+
+    /// Bytes of the server side after a 101 (the first WebSocket frames, sent with the 101 head).
+    mutating func takeTunnelBytes() -> [UInt8] { responses?.takeTunnelBytes() ?? [] }
 
     /// Tells a response parser the method of the next request (HEAD and CONNECT answers have no body).
     mutating func expectResponse(to method: String) {

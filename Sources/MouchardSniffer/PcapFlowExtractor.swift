@@ -273,6 +273,9 @@ public final class PcapFlowExtractor {
                 startHTTP(direction: d, connection: c, request: nil, synchronized: false, initial: [], time: time)
             case .dns:
                 c.protocols[d] = .dns([])
+            case .webSocket:
+                // Frames cannot be found again after a hole: what was read is kept.
+                stopWebSocket(c, reason: "capture gap of \(length) bytes")
             case .ignored:
                 break
             }
@@ -291,6 +294,8 @@ public final class PcapFlowExtractor {
                 c.protocols[d] = .ignored
                 buffer.append(contentsOf: bytes)
                 c.protocols[d] = .dns(readTCPDNS(&buffer, direction: d, connection: c, time: t))
+            case .webSocket:
+                readWebSocket(bytes, direction: d, connection: c, time: t)
             case .ignored:
                 break
             }
@@ -483,6 +488,7 @@ public final class PcapFlowExtractor {
                     continue
                 }
                 let request = c.pendingRequests.removeFirst()
+                if startWebSocket(request: request, response: m, direction: d, connection: c) { return }
                 emitHTTP(request: request, response: m, connection: c)
                 if m.responseHead?.status == 101, let upgrade = request.requestHead?.headers["Upgrade"],
                    upgrade.lowercased().split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "h2c" }) {
@@ -527,6 +533,11 @@ public final class PcapFlowExtractor {
         }
         if let tls = c.tls { finishTLS(tls, connection: c) }
         for d in 0..<2 where !c.ended[d] { endDirection(d, of: c, time: c.lastSeen) }
+        if let ws = c.webSocket {
+            ws.conversation.finish(at: Date(timeIntervalSince1970: c.lastSeen))
+            emitWebSocket(ws, final: true, connection: c)
+            c.webSocket = nil
+        }
         while !c.pendingRequests.isEmpty {
             emitHTTP(request: c.pendingRequests.removeFirst(), response: nil, connection: c)
         }
@@ -579,7 +590,13 @@ public final class PcapFlowExtractor {
     // MARK: - Flows
 
     private func emitHTTP(request: HTTPStreamParser.Message, response: HTTPStreamParser.Message?, connection c: TCPConnection) {
-        guard let head = request.requestHead else { return }
+        guard let flow = httpFlow(request: request, response: response, connection: c) else { return }
+        publish(flow)
+    }
+
+    /// The flow of one exchange, numbered and counted (nil for a message without a request head).
+    func httpFlow(request: HTTPStreamParser.Message, response: HTTPStreamParser.Message?, connection c: TCPConnection) -> Flow? {
+        guard let head = request.requestHead else { return nil }
         let d = c.requestDirection ?? (1 - c.serverDirection)
         let server = c.endpoint(1 - d)
         let decrypted = c.negotiation != nil
@@ -606,7 +623,7 @@ public final class PcapFlowExtractor {
         c.httpFlows += 1
         destinations.record(host: req.host.isEmpty ? server.address : req.host, address: server.address,
                             transport: decrypted ? "tls" : "http", flows: 1)
-        publish(flow)
+        return flow
     }
 
     private func emitTLS(_ hello: TLSClientHello, direction d: Int, connection c: TCPConnection, time: Double,
@@ -627,7 +644,7 @@ public final class PcapFlowExtractor {
         publish(flow)
     }
 
-    private func publish(_ flow: Flow) {
+    func publish(_ flow: Flow) {
         if collect { flows.append(flow) }
         onFlow?(flow)
     }

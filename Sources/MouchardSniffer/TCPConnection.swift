@@ -1,4 +1,5 @@
 import MouchardFlow
+import MouchardMessages
 import MouchardWire
 
 /// Everything tracked for one TCP connection: both directions' reassembly, what application
@@ -12,6 +13,8 @@ final class TCPConnection {
         case http(HTTPStreamParser)
         /// DNS over TCP: 2-byte length-prefixed messages.
         case dns([UInt8])
+        /// WebSocket frames after a 101 (`webSocket` reads both directions).
+        case webSocket
         /// Not interesting (encrypted after the ClientHello, unknown protocol): bytes only counted.
         case ignored
     }
@@ -32,6 +35,9 @@ final class TCPConnection {
     var socksDone = [false, false]
     /// Cleartext HTTP/2 (prior-knowledge preface or h2c upgrade) was seen.
     var sawH2C = false
+    /// The WebSocket the connection switched to: its upgrade exchange, held back to be emitted with
+    /// the messages, and the conversation reading the frames.
+    var webSocket: CapturedWebSocket?
     var httpFlows = 0
     var tlsFlows = 0
     /// First HTTP Host or SNI, to name the destination.
@@ -68,5 +74,20 @@ final class TCPConnection {
 
     func endpoint(_ d: Int) -> Endpoint {
         Endpoint(address: key.address(d).description, port: Int(key.port(d)))
+    }
+}
+
+/// A WebSocket in a capture: the upgrade's request and 101, and both directions' frames.
+final class CapturedWebSocket {
+    let request: HTTPStreamParser.Message
+    let response: HTTPStreamParser.Message
+    let conversation: WebSocketConversation
+    /// Why the frames stopped being read (a gap, a frame breaking the protocol).
+    var stopped: String?
+
+    init(request: HTTPStreamParser.Message, response: HTTPStreamParser.Message, conversation: WebSocketConversation) {
+        self.request = request
+        self.response = response
+        self.conversation = conversation
     }
 }

@@ -14,6 +14,7 @@ enum FlowRow {
         "req_method", "req_target", "req_version", "req_scheme", "req_fallback_authority",
         "req_headers", "req_body", "req_body_truncated",
         "resp_status", "resp_reason", "resp_version", "resp_headers", "resp_body", "resp_body_truncated",
+        "protocol", "client_messages", "server_messages",
     ]
 
     static let insertSQL = "INSERT INTO flows (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
@@ -44,7 +45,36 @@ enum FlowRow {
         } else {
             v += Array(repeating: .null, count: 6)
         }
+        if let streams = FlowStreams(f) {
+            v += [.text(streams.kind.rawValue), .integer(Int64(streams.clientCount)), .integer(Int64(streams.serverCount))]
+        } else {
+            v += [.null, .null, .null]
+        }
         return v
+    }
+
+    // MARK: - Messages
+
+    static let insertMessageSQL = """
+        INSERT INTO messages (flow, seq, direction, time, opcode, data, compressed, truncated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    static let selectMessagesSQL = """
+        SELECT flow, direction, time, opcode, data, compressed, truncated FROM messages
+        """
+
+    static func messageValues(_ m: FlowMessage, flow: Int, seq: Int) -> [SQLValue] {
+        [.integer(Int64(flow)), .integer(Int64(seq)), .text(m.direction.rawValue), .real(m.time.timeIntervalSinceReferenceDate),
+         .integer(Int64(m.opcode)), .blob(m.data), .integer(m.compressed ? 1 : 0), .integer(m.truncated ? 1 : 0)]
+    }
+
+    /// Reads the current row of a statement built from `selectMessagesSQL`: the flow id and the message.
+    static func decodeMessage(_ s: SQLiteStatement, file: String) throws(StoreError) -> (Int, FlowMessage) {
+        let flow = s.int(0)
+        guard let direction = FlowMessage.Direction(rawValue: s.text(1)) else {
+            throw StoreError(file: file, message: "flow \(flow): a message's direction is damaged")
+        }
+        return (flow, FlowMessage(direction: direction, time: Date(timeIntervalSinceReferenceDate: s.double(2)), opcode: s.int(3),
+                                  data: s.blob(4), compressed: s.int(5) != 0, truncated: s.int(6) != 0))
     }
 
     /// Reads the current row of a statement built from `selectSQL`.

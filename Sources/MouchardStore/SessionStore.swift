@@ -189,7 +189,10 @@ public final class SessionStore: Sendable {
     /// Returns the flow's id in the session.
     @discardableResult
     public func append(_ flow: Flow) throws(StoreError) -> Int {
-        try locked { c throws(StoreError) in try Self.insert(flow, into: c) }
+        try locked { c throws(StoreError) in
+            // A flow with messages is stored with them in one transaction.
+            flow.messages.isEmpty ? try Self.insert(flow, into: c) : try c.transaction { () throws(StoreError) in try Self.insert(flow, into: c) }
+        }
     }
 
     /// Stores several flows in one transaction (all or none), e.g. for an import. Returns their ids.
@@ -215,7 +218,27 @@ public final class SessionStore: Sendable {
             }
             throw error
         }
-        return Int(c.lastInsertRowID)
+        let id = Int(c.lastInsertRowID)
+        for (seq, m) in flow.messages.enumerated() { try c.run(FlowRow.insertMessageSQL, FlowRow.messageValues(m, flow: id, seq: seq)) }
+        return id
+    }
+
+    /// `flows` with their messages, read in one query over their id range.
+    private static func withMessages(_ flows: [Flow], _ c: SQLiteConnection) throws(StoreError) -> [Flow] {
+        guard let low = flows.first?.id, let high = flows.last?.id else { return flows }
+        let rows = try c.query(FlowRow.selectMessagesSQL + " WHERE flow BETWEEN ? AND ? ORDER BY flow, seq",
+                               [.integer(Int64(min(low, high))), .integer(Int64(max(low, high)))]) { s throws(StoreError) in
+            try FlowRow.decodeMessage(s, file: c.path)
+        }
+        guard !rows.isEmpty else { return flows }
+        var byFlow: [Int: [FlowMessage]] = [:]
+        for (flow, m) in rows { byFlow[flow, default: []].append(m) }
+        return flows.map { f in
+            guard let messages = byFlow[f.id] else { return f }
+            var with = f
+            with.messages = messages
+            return with
+        }
     }
 
     /// Every flow, in id order (loads all bodies; see `forEachFlow` for large sessions).
@@ -233,19 +256,19 @@ public final class SessionStore: Sendable {
     /// The flow with this id, or nil.
     public func flow(id: Int) throws(StoreError) -> Flow? {
         try locked { c throws(StoreError) in
-            try c.query(FlowRow.selectSQL + " WHERE id = ?", [.integer(Int64(id))]) { s throws(StoreError) in
+            try Self.withMessages(try c.query(FlowRow.selectSQL + " WHERE id = ?", [.integer(Int64(id))]) { s throws(StoreError) in
                 try FlowRow.decode(s, file: c.path)
-            }.first
+            }, c).first
         }
     }
 
     /// Up to `limit` flows with ids above `after`, in id order.
     public func flowPage(after: Int64, limit: Int) throws(StoreError) -> [Flow] {
         try locked { c throws(StoreError) in
-            try c.query(FlowRow.selectSQL + " WHERE id > ? ORDER BY id LIMIT ?",
-                        [.integer(after), .integer(Int64(max(1, limit)))]) { s throws(StoreError) in
+            try Self.withMessages(try c.query(FlowRow.selectSQL + " WHERE id > ? ORDER BY id LIMIT ?",
+                                              [.integer(after), .integer(Int64(max(1, limit)))]) { s throws(StoreError) in
                 try FlowRow.decode(s, file: c.path)
-            }
+            }, c)
         }
     }
 
@@ -286,13 +309,14 @@ public final class SessionStore: Sendable {
         try locked { c throws(StoreError) in
             try c.query("""
                 SELECT id, started, transport, req_method, url, resp_status, length(req_body), length(resp_body),
-                       host, tls_server_name, error FROM flows ORDER BY id
+                       host, tls_server_name, error, protocol, client_messages, server_messages FROM flows ORDER BY id
                 """) { s throws(StoreError) in
                 FlowSummary(id: s.int(0), started: Date(timeIntervalSinceReferenceDate: s.double(1)),
                             transport: FlowTransport(rawValue: s.text(2)) ?? .http, method: s.optionalText(3),
                             url: s.optionalText(4), status: s.optionalInt(5), requestBodySize: s.int(6),
                             responseBodySize: s.int(7), host: s.text(8), serverName: s.optionalText(9),
-                            error: s.optionalText(10))
+                            error: s.optionalText(10), protocol: s.optionalText(11).flatMap { FlowStreams.Kind(rawValue: $0) },
+                            clientMessages: s.int(12), serverMessages: s.int(13))
             }
         }
     }
@@ -423,4 +447,9 @@ public struct FlowSummary: Sendable, Hashable {
     /// TLS SNI, when seen.
     public var serverName: String?
     public var error: String?
+    /// What its messages speak (WebSocket, gRPC, gRPC-Web, SSE), nil for a plain exchange.
+    public var `protocol`: FlowStreams.Kind?
+    /// Messages each side sent (WebSocket messages, gRPC messages, SSE events).
+    public var clientMessages = 0
+    public var serverMessages = 0
 }

@@ -6,7 +6,7 @@ enum StoreSchema {
     /// `PRAGMA application_id` of a Mouchard session ("MOUC"), so other SQLite files are recognized.
     static let applicationID: Int64 = 0x4D4F_5543
 
-    static let migrations: [String] = [v1]
+    static let migrations: [String] = [v1, v2]
 
     static var latestVersion: Int { migrations.count }
 
@@ -56,6 +56,26 @@ enum StoreSchema {
         server_address TEXT, server_port INTEGER
     );
     CREATE INDEX dns_name ON dns(name);
+    """
+
+    /// Version 2: WebSocket messages (one row each, bytes as sent after unmasking and inflating) and,
+    /// per flow, the protocol its messages speak (`websocket`, `grpc`, `grpc-web`, `sse`) with the
+    /// message counts of each direction, for listings that read no bodies.
+    static let v2 = """
+    CREATE TABLE messages (
+        flow INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        direction TEXT NOT NULL,
+        time REAL NOT NULL,
+        opcode INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        compressed INTEGER NOT NULL,
+        truncated INTEGER NOT NULL,
+        PRIMARY KEY (flow, seq)
+    ) WITHOUT ROWID;
+    ALTER TABLE flows ADD COLUMN protocol TEXT;
+    ALTER TABLE flows ADD COLUMN client_messages INTEGER;
+    ALTER TABLE flows ADD COLUMN server_messages INTEGER;
     """
 
     /// Brings `db` to the last version of `migrations`, in one write transaction

@@ -40,7 +40,7 @@ public typealias HTTPParsedResponse = HTTPParsedMessage<HTTPResponseHead>
 /// Drives a parser and gathers its events into whole messages with a capped body, for consumers
 /// that want messages rather than a stream (the sniffer, HAR import, tests).
 ///
-/// Bytes after a switch to a tunnel are not kept; `tunnelByteCount` counts them.
+/// Bytes after a switch to a tunnel are not kept (unless `keepsTunnelBytes`); `tunnelByteCount` counts them.
 public struct HTTPMessageReader<Parser: HTTPMessageParsing>: Sendable {
     public typealias Message = HTTPParsedMessage<Parser.Head>
 
@@ -54,11 +54,22 @@ public struct HTTPMessageReader<Parser: HTTPMessageParsing>: Sendable {
     public private(set) var partial: Message?
     /// Bytes seen after the connection became a tunnel.
     public private(set) var tunnelByteCount = 0
+    /// Keep the bytes after a switch to a tunnel (up to `bodyLimit` until taken) for `takeTunnelBytes`:
+    /// a reader of what the connection switched to (WebSocket frames after a 101) needs the first ones,
+    /// which arrive with the 101 head.
+    public var keepsTunnelBytes = false
+    private var tunnelBytes: [UInt8] = []
     private var interim: [Parser.Head] = []
     private var events: [HTTPParserEvent<Parser.Head>] = []
     /// With `keepsWireBytes`: the bytes of the message in progress.
     private var recorder: HTTPWireRecorder?
     private var marks: [Int] = []
+
+    /// The tunnel bytes kept since the last call (`keepsTunnelBytes`).
+    public mutating func takeTunnelBytes() -> [UInt8] {
+        defer { tunnelBytes = [] }
+        return tunnelBytes
+    }
 
     /// With `keepsWireBytes`, each complete message also carries its bytes exactly as they arrived
     /// (`wireBytes`); the reader then holds at most the message in progress (up to `bodyLimit`
@@ -172,6 +183,7 @@ public struct HTTPMessageReader<Parser: HTTPMessageParsing>: Sendable {
             case .tunnel(let bytes):
                 recorder?.tunnelStarted()
                 tunnelByteCount += bytes.count
+                if keepsTunnelBytes { tunnelBytes.append(contentsOf: bytes.prefix(max(0, bodyLimit - tunnelBytes.count))) }
             }
         }
     }

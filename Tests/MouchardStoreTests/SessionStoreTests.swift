@@ -99,23 +99,32 @@ private func finding(_ flow: Int?, _ type: String, confidence: Double?) -> Findi
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: dir + "/session.sqlite", contents: Data())
         let store = try SessionStore(directory: dir, create: false)
-        #expect(try store.schemaVersion() == 1)
+        let latest = StoreSchema.latestVersion
+        #expect(try store.schemaVersion() == latest)
         try store.append(StoreSamples.flows()[0])
 
-        // A v1 database opened by a build with a v2 migration is upgraded in place, data kept.
-        let v2 = StoreSchema.migrations + ["ALTER TABLE flows ADD COLUMN note TEXT; CREATE TABLE marks (flow INTEGER)"]
-        let upgraded = try SessionStore(directory: dir, create: false, migrations: v2)
-        #expect(try upgraded.schemaVersion() == 2)
+        // A database opened by a build with one more migration is upgraded in place, data kept.
+        let next = StoreSchema.migrations + ["ALTER TABLE flows ADD COLUMN note TEXT; CREATE TABLE marks (flow INTEGER)"]
+        let upgraded = try SessionStore(directory: dir, create: false, migrations: next)
+        #expect(try upgraded.schemaVersion() == latest + 1)
         #expect(try upgraded.flowCount() == 1)
         #expect(try upgraded.flows().first.map { var f = $0; f.id = 0; return f } == StoreSamples.flows()[0])
-        // A build that only knows v1 refuses the v2 file instead of damaging it.
+        // A build that knows one version less refuses the file instead of damaging it.
         #expect(throws: StoreError(file: dir + "/session.sqlite",
-                                   message: "made by a newer Mouchard (schema version 2; this build knows up to 1)")) {
+                                   message: "made by a newer Mouchard (schema version \(latest + 1); this build knows up to \(latest))")) {
             try SessionStore(directory: dir, create: false)
         }
         // From version 0 the whole chain runs.
-        let fresh = try SessionStore(directory: tmp.path + "/fresh", create: true, migrations: v2)
-        #expect(try fresh.schemaVersion() == 2)
+        let fresh = try SessionStore(directory: tmp.path + "/fresh", create: true, migrations: next)
+        #expect(try fresh.schemaVersion() == latest + 1)
+
+        // A version 1 session (before WebSocket messages) gains the messages table, its flows kept.
+        let old = tmp.path + "/v1"
+        #expect(try SessionStore(directory: old, create: true, migrations: [StoreSchema.v1]).schemaVersion() == 1)
+        let migrated = try SessionStore(directory: old, create: false)
+        #expect(try migrated.schemaVersion() == latest)
+        try migrated.append(StoreSamples.flows()[0])
+        #expect(try migrated.flowSummaries().map(\.protocol) == [nil])
     }
 
     @Test func unreadableSessionsGiveOneClearError() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An outside program a test runs (tshark, curl, chromium), found on `PATH`. `make deps` installs
 /// them all (scripts/debian-packages.txt); a test that needs one is skipped with this reason when it
@@ -40,4 +41,41 @@ public enum TestPrivileges {
     public static var isRoot: Bool { geteuid() == 0 }
 
     public static let rootReason = "needs root (live capture on the loopback interface); run the tests as root, as CI does"
+}
+
+/// The Python packages of `scripts/python-requirements.txt` (websockets, grpcio), installed by
+/// `make deps` in a virtual environment at `.venv/` in the repository. A test that needs one is
+/// skipped with this reason when the environment or the package is missing.
+public enum PythonPackages {
+    /// The environment's interpreter.
+    public static let python = TestFiles.repositoryRoot.appendingPathComponent(".venv/bin/python3").path
+
+    /// Whether every module of `modules` imports in the environment (asked once per list).
+    public static func have(_ modules: [String]) -> Bool {
+        let key = modules.joined(separator: ",")
+        return answers.withLock { cache in
+            if let known = cache[key] { return known }
+            let found = importable(modules)
+            cache[key] = found
+            return found
+        }
+    }
+
+    public static func skipReason(_ modules: [String]) -> String {
+        "needs the Python packages \(modules.joined(separator: ", ")) in \(python) (`make deps` creates it from scripts/python-requirements.txt)"
+    }
+
+    private static let answers = Mutex<[String: Bool]>([:])
+
+    private static func importable(_ modules: [String]) -> Bool {
+        guard FileManager.default.isExecutableFile(atPath: python) else { return false }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: python)
+        p.arguments = ["-c", modules.map { "import \($0)" }.joined(separator: "; ")]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
 }

@@ -18,3 +18,10 @@ extension Trait where Self == ConditionTrait {
         .enabled(if: TestPrivileges.isRoot, Comment(rawValue: TestPrivileges.rootReason))
     }
 }
+
+extension Trait where Self == ConditionTrait {
+    /// Runs only when the Python packages import in the repository's environment (`.venv/`).
+    public static func requiresPython(_ modules: String...) -> Self {
+        .enabled(if: PythonPackages.have(modules), Comment(rawValue: PythonPackages.skipReason(modules)))
+    }
+}

@@ -11,7 +11,9 @@ struct FlowsCommand: MouchardCommand {
         usage: "SESSION",
         discussion: """
         One line per flow: id, start time (UTC), method, URL, status (- when no response), request and
-        response body sizes in bytes. Flows seen only as TLS metadata show TLS and the server name (SNI).
+        response body sizes in bytes; a flow carrying messages adds their protocol (WebSocket, gRPC,
+        gRPC-Web, SSE) and how many each side sent. Flows seen only as TLS metadata show TLS and the
+        server name (SNI).
         Query values and identifier-like path segments are masked as in reports (a listing is pasted
         into tickets and chats); --full-urls shows them as captured.
         """,
@@ -48,6 +50,10 @@ struct FlowsCommand: MouchardCommand {
         } else {
             let name = s.serverName.flatMap { $0.isEmpty ? nil : $0 } ?? s.host
             text = "\(id)  \(time)  TLS \(TerminalText.printable(name))  (\(s.transport.rawValue), SNI only)"
+        }
+        if let kind = s.protocol {
+            // What the exchange carried: `WebSocket 4 sent / 3 received`, `gRPC 1 sent / 1 received`.
+            text += "  \(kind.displayName) \(s.clientMessages) sent / \(s.serverMessages) received"
         }
         if let e = s.error { text += "  error: \(TerminalText.printable(e))" }
         return text

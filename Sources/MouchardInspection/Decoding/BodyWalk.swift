@@ -11,6 +11,11 @@ extension FieldWalker {
         var spans = spans
         var decodings: [String] = []
         let content = contentHeaders(request.headers)
+        // A gRPC body is a sequence of messages, each walked under its label (`MessageWalk`).
+        if content.type?.words.grpc == true, let streams = FlowStreams(Flow(id: 0, source: .proxy, transport: .https, request: request)) {
+            walkStreams(streams) { $0.direction == .client }
+            return
+        }
         if let ce = content.encoding?.trimmingASCIISpaces(), !ce.isEmpty, ce != "identity" {
             if let out = try? ContentDecoder(limit: config.maxDecodedBytes).decode(body, contentEncoding: ce) {
                 body = out

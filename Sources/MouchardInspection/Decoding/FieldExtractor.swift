@@ -64,7 +64,19 @@ public struct FieldExtractor: Sendable {
         return w.takeResult()
     }
 
-    /// Extracts from a free-standing value (tests, other sources): as if found at `location`.
+    /// Adds to `result` what the messages of `streams` hold, except the request's own gRPC messages
+    /// (the body walk reads those). With `matcher` (profile mode with pruning), text messages
+    /// without a span are skipped.
+    func extract(_ streams: FlowStreams, into result: inout Result, matcher: WalkMatcher?) {
+        var w = FieldWalker(config: self)
+        w.pruning = matcher
+        swap(&w.result, &result)
+        let grpc = streams.kind == .grpc || streams.kind == .grpcWeb
+        w.walkStreams(streams) { !grpc || $0.direction == .server }
+        result = w.takeResult()
+    }
+
+        /// Extracts from a free-standing value (tests, other sources): as if found at `location`.
     public func extract(value: [UInt8], location: String, key: String = "") -> Result {
         var w = FieldWalker(config: self)
         w.leaf(value[...], FieldOrigin(location: location, key: key), depth: 0)

@@ -1,14 +1,15 @@
 /// Schema-less protobuf messages.
 extension FieldWalker {
     /// Walks a schema-less protobuf message. Returns false (and emits nothing) when the bytes are
-    /// not a well-formed message.
+    /// not a well-formed message. `path` is the message's own (`pb`, `pb.3`); an empty one names
+    /// the fields of a message read on its own (a gRPC or WebSocket message) `field 3`, `field 3.1`.
     @discardableResult
     mutating func walkProtobuf(_ bytes: ArraySlice<UInt8>, origin: FieldOrigin, topLevel: Bool, path: String, depth: Int) -> Bool {
         guard depth < config.maxDepth, let fields = ProtobufScanner.scan(bytes) else { return false }
         var numbers: [NumberGroup.Member] = []
         for f in fields {
             if full { break }
-            let p = "\(path).\(f.number)"
+            let p = path.isEmpty ? "field \(f.number)" : "\(path).\(f.number)"
             var o = origin
             if topLevel { o.location = "\(origin.location):\(p)" } else { o.inner = p }
             o.key = "\(f.number)"
@@ -33,7 +34,7 @@ extension FieldWalker {
         }
         if numbers.count >= 2 {
             result.groups.append(NumberGroup(prefix: topLevel ? "\(origin.location):\(path)." : origin.location,
-                                             inner: topLevel ? nil : path + ".", decodings: origin.decodings,
+                                             inner: topLevel ? nil : path.isEmpty ? "field " : path + ".", decodings: origin.decodings,
                                              containerKey: path, members: numbers, fromOneString: false))
         }
         return true
