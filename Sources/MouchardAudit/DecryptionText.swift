@@ -8,7 +8,8 @@ public enum DecryptionText {
     public static func lines(_ x: CaptureExtraction) -> [String] {
         let st = x.statistics
         guard st.tlsSessionsDecrypted + st.tlsSessionsNotDecrypted > 0 else { return [] }
-        var out = ["TLS: \(st.tlsSessionsDecrypted) connections decrypted (\(st.tlsRecordsDecrypted) records), \(st.tlsSessionsNotDecrypted) not"
+        let skipped = st.tlsRecordsSkipped > 0 ? "; \(st.tlsRecordsSkipped) records past the body cap not decrypted" : ""
+        var out = ["TLS: \(st.tlsSessionsDecrypted) connections decrypted (\(st.tlsRecordsDecrypted) records\(skipped)), \(st.tlsSessionsNotDecrypted) not"
                    + (st.tlsRecordsFailedAuthentication + st.tlsRecordsTruncated + st.tlsRecordsMalformed > 0
                       ? "; records: \(st.tlsRecordsFailedAuthentication) failed authentication, \(st.tlsRecordsTruncated) truncated, \(st.tlsRecordsMalformed) malformed"
                       : "")]

@@ -56,6 +56,9 @@ public struct ExtractionStatistics: Sendable, Hashable {
     public var tlsRecordsTruncated = 0
     /// Bytes at a record boundary that are no TLS record (the rest of that direction is lost).
     public var tlsRecordsMalformed = 0
+    /// Application data records not decrypted because they carried only body bytes past the
+    /// body cap (which are counted, not kept): neither opened nor authenticated.
+    public var tlsRecordsSkipped = 0
     /// Decrypted connections that negotiated HTTP/2, which is not decoded yet.
     public var tlsHTTP2NotDecoded = 0
     /// Key log lines skipped (bad format, wrong secret length), from files and secrets blocks.

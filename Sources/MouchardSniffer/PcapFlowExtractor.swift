@@ -220,6 +220,12 @@ public final class PcapFlowExtractor {
                 }
             case .plaintext(let d, let bytes, let t):
                 deliver(.data(bytes[...], time: t), direction: d, connection: c, time: t)
+            case .skipped(let d, let count, _):
+                if case .http(var parser) = c.protocols[d] {
+                    c.protocols[d] = .ignored
+                    parser.skip(count)
+                    c.protocols[d] = .http(parser)
+                }
             case .lost(let d, let reason):
                 warn("\(c.endpoint(d)) → \(c.endpoint(1 - d)): \(reason); the rest of this direction is not decrypted")
                 deliver(.gap(length: 0), direction: d, connection: c, time: c.lastSeen)
@@ -236,6 +242,7 @@ public final class PcapFlowExtractor {
         statistics.tlsRecordsFailedAuthentication += tls.counters.authenticationFailures
         statistics.tlsRecordsTruncated += tls.counters.truncatedRecords
         statistics.tlsRecordsMalformed += tls.counters.malformedRecords
+        statistics.tlsRecordsSkipped += tls.counters.skippedRecords
         let d = tls.clientDirection
         if tls.established {
             statistics.tlsSessionsDecrypted += 1
@@ -370,6 +377,16 @@ public final class PcapFlowExtractor {
         if c.hostName == nil { c.hostName = hello.serverName }
         c.tlsHello = hello
         let tls = TLSConnectionDecryptor(clientDirection: d, keys: keys)
+        // Events are handled as they happen, so that the HTTP parser's state (how much of a body it
+        // would drop) is current when the decryptor asks before each record.
+        tls.sink = { [weak self, weak c] event in
+            guard let self, let c else { return }
+            self.handleTLS([event], connection: c)
+        }
+        tls.discardable = { [weak c] direction in
+            guard let c, case .http(let parser) = c.protocols[direction] else { return 0 }
+            return parser.discardableBytes
+        }
         c.tls = tls
         handleTLS(tls.feed(direction: d, bytes: buffered[...], time: time), connection: c)
     }
