@@ -90,7 +90,9 @@ let package = Package(
         .testTarget(name: "MouchardInspectionTests", dependencies: [
             "MouchardTestSupport", "MouchardInspection", "MouchardFindings", "MouchardFlow", "MouchardCodec", "MouchardWire",
         ]),
-        .testTarget(name: "MouchardSnifferTests", dependencies: ["MouchardTestSupport", "MouchardSniffer", "MouchardCapture", "MouchardFlow", "MouchardWire"]),
+        .testTarget(name: "MouchardSnifferTests", dependencies: [
+            "MouchardTestSupport", "MouchardSniffer", "MouchardCapture", "MouchardFlow", "MouchardWire", "MouchardCodec",
+        ]),
         .testTarget(name: "MouchardProxyTests", dependencies: [
             "MouchardTestSupport", "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardWire", "MouchardFlow", "MouchardFindings",
             "MouchardInspection", "MouchardStore", "MouchardCodec",

@@ -105,7 +105,7 @@ struct TLSDecryptionCaptureTests {
         let flippedPath = dir.appendingPathComponent("flipped.pcap").path
         try Data(flipped).write(to: URL(fileURLWithPath: flippedPath))
         let fx = try CaptureFileExtractor.extract(path: flippedPath, keys: keys)
-        #expect(fx.statistics.tlsRecordsFailedAuthentication == 3)
+        #expect(fx.statistics.tlsRecordsFailedAuthentication == 3, "\(fx.statistics) \(fx.warnings)")
         #expect(fx.warnings.contains { $0.contains("3 failed authentication") })
         #expect(Self.requestLines(fx.flows).count >= 6)
 
