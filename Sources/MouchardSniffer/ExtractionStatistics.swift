@@ -64,6 +64,13 @@ public struct ExtractionStatistics: Sendable, Hashable {
     /// Key log lines skipped (bad format, wrong secret length), from files and secrets blocks.
     public var keyLogWarnings = 0
     public var quicInitials = 0
+    /// QUIC connections decrypted with a key log, and their packets opened or not.
+    public var quicConnectionsDecrypted = 0
+    public var quicPacketsDecrypted = 0
+    public var quicPacketsFailedAuthentication = 0
+    public var quicPacketsMalformed = 0
+    /// HTTP/3 field sections that could not be decoded, streams given up.
+    public var http3Problems = 0
     public var dnsMessages = 0
     public var dnsMalformed = 0
 
