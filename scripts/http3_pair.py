@@ -5,7 +5,7 @@
 The server answers every request 200 with a small JSON body. The client opens one QUIC
 connection per cipher suite (TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384,
 TLS_CHACHA20_POLY1305_SHA256) and sends the planted requests on each: an IDFA in a query, a JSON
-body, a header. Both sides use QPACK with its dynamic table (aioquic's default). The client writes
+body, a header, with a key update halfway. Both sides use QPACK with its dynamic table (aioquic's default). The client writes
 its TLS secrets to KEYLOG (NSS format) and the requests it sent, `METHOD PATH` per line, to
 REQUESTS. Needs the aioquic package.
 """
@@ -84,7 +84,10 @@ async def main(port, cert, key, keylog, requests_path):
                     # The same header again: the encoder refers to its dynamic table entry this time.
                     ("GET", f"/h3/{tag}/config?again=1", [(b"x-idfa", IDFA.lower().encode())], b""),
                 ]
-                for method, path, headers, body in planted:
+                for i, (method, path, headers, body) in enumerate(planted):
+                    if i == 2:
+                        # A key update (RFC 9001 §6) halfway: the rest of the connection uses the next keys.
+                        client._quic.request_key_update()
                     await client.request(authority, method, path, headers, body)
                     sent.append(f"{method} {path}")
                 secrets.flush()

@@ -43,8 +43,8 @@ enum QUICRecording {
 }
 
 /// QUIC and HTTP/3 decryption of a real capture: aioquic's client and server on loopback
-/// (scripts/record-quic-capture.sh: one connection per TLS 1.3 suite, QPACK with its dynamic
-/// table), recorded by tcpdump, with the client's key log. The decrypted requests are the ones
+/// (scripts/record-quic-capture.sh: one connection per TLS 1.3 suite, a key update halfway
+/// through each, QPACK with its dynamic table), recorded by tcpdump, with the client's key log. The decrypted requests are the ones
 /// the client sent, with their planted values; without keys nothing is invented; a connection
 /// whose secrets are missing is listed with the reason.
 @Suite(.serialized, .enabled(if: QUICRecording.unavailableReason == nil, "\(QUICRecording.unavailableReason ?? "")"))
