@@ -315,7 +315,7 @@ public final class SessionStore: Sendable {
             try c.transaction { () throws(StoreError) in
                 for f in findings {
                     try c.run("INSERT INTO findings (flow, category, type, rule, host, json) VALUES (?, ?, ?, ?, ?, ?)", [
-                        f.flow.map { .integer(Int64($0)) } ?? .null, .text(f.category), .text(f.type), .text(f.rule),
+                        f.flow.map { .integer(Int64($0)) } ?? .null, .text(f.category.rawValue), .text(f.type), .text(f.rule),
                         .text(f.destination.host), .text(json(f)),
                     ])
                 }
