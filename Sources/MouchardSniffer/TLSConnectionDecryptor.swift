@@ -56,6 +56,15 @@ final class TLSConnectionDecryptor {
     /// plaintext bytes the reader would drop anyway (an HTTP body past its capture cap). A record
     /// whose content fits is passed over unopened (`skipped`): not decrypted, not authenticated.
     var discardable: ((_ direction: Int) -> Int)?
+    /// What `discardable` said for each direction, less what was passed over since (nil: ask).
+    private var discardableKnown: [Int?] = [nil, nil]
+
+    private func discardableBytes(_ d: Int) -> Int {
+        if let known = discardableKnown[d] { return known }
+        let asked = discardable?(d) ?? 0
+        discardableKnown[d] = asked
+        return asked
+    }
     private let keys: TLSKeyStore
     private(set) var clientHello: TLSClientHello?
     private(set) var serverHello: TLSServerHello?
@@ -247,11 +256,13 @@ final class TLSConnectionDecryptor {
             // Cleartext alerts and anything before keys: nothing to decrypt.
             return
         }
-        if record.type == TLSRecord.applicationData, let discardable, let p = protection[d],
+        if record.type == TLSRecord.applicationData, discardable != nil, let p = protection[d],
            let length = p.applicationDataLength(header: record.header, fragment: record.fragment), length > 0,
-           length <= discardable(d) {
+           length <= discardableBytes(d) {
             protection[d]?.skip()
             counters.skippedRecords += 1
+            // Passing over bytes lowers what the reader would drop by as many: no need to ask again.
+            discardableKnown[d] = discardableBytes(d) - length
             emitData(.skipped(direction: d, count: length, time: time))
             return
         }
@@ -263,7 +274,10 @@ final class TLSConnectionDecryptor {
         switch type {
         case TLSRecord.handshake: handshakeBytes(plaintext[...], direction: d, encrypted: true, time: time)
         case TLSRecord.applicationData:
-            if !plaintext.isEmpty { emitData(.plaintext(direction: d, bytes: plaintext, time: time)) }
+            if !plaintext.isEmpty {
+                discardableKnown[d] = nil  // the reader's state moves with what it reads: ask again
+                emitData(.plaintext(direction: d, bytes: plaintext, time: time))
+            }
         default: break  // alerts
         }
     }
