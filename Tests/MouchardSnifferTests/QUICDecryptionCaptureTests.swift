@@ -73,6 +73,22 @@ struct QUICDecryptionCaptureTests {
         #expect(flows.filter { $0.request?.headers["x-idfa"] == Self.idfa.lowercased() }.count == 6)
     }
 
+    /// The decrypted HTTP/3 exchanges exported as a pcapng (`export --pcapng` of an imported
+    /// session: synthesised TLS connections, their secrets in the file) read back the same.
+    @Test func exportedExchangesReadBackTheSame() throws {
+        let r = try #require(QUICRecording.shared, "recording the QUIC capture failed")
+        let x = try CaptureFileExtractor.extract(path: r.capture, keys: Self.keys(try String(contentsOfFile: r.keyLog, encoding: .utf8)))
+        let out = r.directory.appendingPathComponent("exported.pcapng").path
+        let summary = try PcapngExport.synthesise(to: out) { each in
+            for f in x.flows where f.request != nil { try each(f) }
+        }
+        #expect(summary.flows == r.requests.count)
+        let back = try CaptureFileExtractor.extract(path: out)
+        func lines(_ flows: [Flow]) -> [String] { flows.compactMap { f in f.request.map { "\($0.method) \($0.url)" } }.sorted() }
+        #expect(lines(back.flows) == lines(x.flows))
+        #expect(back.flows.filter { $0.request?.headers["x-idfa"] == Self.idfa.lowercased() }.count == 6)
+    }
+
     @Test func withoutKeysOrWithSomeMissing() throws {
         let r = try #require(QUICRecording.shared, "recording the QUIC capture failed")
         let none = try CaptureFileExtractor.extract(path: r.capture)
