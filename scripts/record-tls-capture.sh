@@ -18,16 +18,8 @@ for tool in openssl curl tcpdump python3; do
     command -v "$tool" >/dev/null || { echo "record-tls-capture: $tool is missing" >&2; exit 2; }
 done
 mkdir -p "$out"
-# A parent may block SIGINT and SIGTERM (test runners do), and children inherit that mask: the
-# servers and tcpdump are started with them unblocked, so that they can be stopped cleanly
-# (`unblocked` execs: it is only used in the background or in a process substitution).
-unblocked() {
-    exec python3 -c 'import os, signal, sys
-signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
-signal.signal(signal.SIGINT, signal.SIG_DFL)
-signal.signal(signal.SIGTERM, signal.SIG_DFL)
-os.execvp(sys.argv[1], sys.argv[1:])' "$@"
-}
+# shellcheck source=scripts/unblocked.sh
+. "$(dirname "$0")/unblocked.sh"
 out=$(cd "$out" && pwd)
 idfa=6D92078A-8246-4BA4-AE5B-76104861E7DC
 port=$(( 20000 + RANDOM % 20000 ))

@@ -41,41 +41,49 @@ public struct CaptureFileReader: Sendable {
         guard fd >= 0 else { throw OpenError(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var parser = CaptureFileParser()
-        var buffer = [UInt8]()
-        buffer.reserveCapacity(chunkSize * 2)
+        // One buffer for the whole file: bytes position..<filled are read and not consumed yet.
+        // Reads go straight into it (no copy of what is read, no fresh pages to fault in per chunk).
+        var buffer = [UInt8](repeating: 0, count: chunkSize * 2)
         var position = 0
+        var filled = 0
         var endOfFile = false
         var packets = 0
         var want = chunkSize
 
-        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-        defer { scratch.deallocate() }
-
-        /// Drops consumed bytes and reads until `atLeast` more bytes are buffered (or end of file).
+        /// Moves the unconsumed bytes to the front and reads until `atLeast` more bytes are
+        /// buffered (or end of file), growing the buffer for a record larger than it.
         func refill(atLeast: Int) throws {
-            if position > 0 {
-                buffer.removeSubrange(0..<position)
-                position = 0
-            }
             var needed = max(atLeast, 1)
-            while needed > 0 && !endOfFile {
-                guard let base = scratch.baseAddress else { return }
-                let n = Glibc.read(fd, base, scratch.count)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw OpenError(path: path, reason: "read failed: \(String(cString: strerror(errno)))")
-                }
-                if n == 0 { endOfFile = true; break }
-                buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<n]).bindMemory(to: UInt8.self))
-                needed -= n
+            let kept = filled - position
+            if kept + max(needed, chunkSize) > buffer.count {
+                buffer += [UInt8](repeating: 0, count: kept + max(needed, chunkSize) - buffer.count)
             }
+            var failure: Int32 = 0
+            buffer.withUnsafeMutableBufferPointer { b in
+                guard let base = b.baseAddress else { return }
+                if position > 0 && kept > 0 { memmove(base, base + position, kept) }
+                filled = kept
+                position = 0
+                while needed > 0 && !endOfFile && filled < b.count {
+                    let n = Glibc.read(fd, base + filled, b.count - filled)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        return
+                    }
+                    if n == 0 { endOfFile = true; break }
+                    filled += n
+                    needed -= n
+                }
+            }
+            if failure != 0 { throw OpenError(path: path, reason: "read failed: \(String(cString: strerror(failure)))") }
         }
 
         try refill(atLeast: want)
         while true {
             let step: CaptureFileParser.Step
             do {
-                step = try parser.next(buffer[position...], endOfFile: endOfFile)
+                step = try parser.next(buffer[position..<filled], endOfFile: endOfFile)
             } catch {
                 return Outcome(format: parser.format, packets: packets, bytesRead: parser.offset, error: error)
             }
@@ -90,7 +98,7 @@ public struct CaptureFileReader: Sendable {
                 position += n
                 try secrets?(type, data)
             case .needMore(let atLeast):
-                want = atLeast - (buffer.count - position)
+                want = atLeast - (filled - position)
                 try refill(atLeast: want)
             case .end:
                 return Outcome(format: parser.format, packets: packets, bytesRead: parser.offset, error: nil)

@@ -15,6 +15,16 @@ public final class AEADCipher {
             case .chacha20Poly1305: EVP_chacha20_poly1305()
             }
         }
+        /// The AEAD's stream cipher alone (what `peek` runs).
+        var streamCipher: OpaquePointer? {
+            switch self {
+            case .aes128GCM: EVP_aes_128_ctr()
+            case .aes256GCM: EVP_aes_256_ctr()
+            case .chacha20Poly1305: EVP_chacha20()
+            }
+        }
+        /// Bytes of keystream per counter value.
+        var keystreamBlock: Int { self == .chacha20Poly1305 ? 64 : 16 }
     }
 
     public static let nonceLength = 12
@@ -23,6 +33,9 @@ public final class AEADCipher {
     public let algorithm: Algorithm
     private let decryptContext: OpaquePointer
     private let encryptContext: OpaquePointer
+    private let key: [UInt8]
+    /// The stream cipher under the same key, made on the first `peek`.
+    private var keystreamContext: OpaquePointer?
 
     /// Nil when the key has the wrong length or OpenSSL refuses the cipher.
     public init?(_ algorithm: Algorithm, key: [UInt8]) {
@@ -32,6 +45,7 @@ public final class AEADCipher {
             return nil
         }
         self.algorithm = algorithm
+        self.key = key
         decryptContext = d
         encryptContext = e
         guard EVP_DecryptInit_ex(d, algorithm.cipher, nil, key, nil) == 1,
@@ -41,6 +55,47 @@ public final class AEADCipher {
     deinit {
         EVP_CIPHER_CTX_free(decryptContext)
         EVP_CIPHER_CTX_free(encryptContext)
+        if let k = keystreamContext { EVP_CIPHER_CTX_free(k) }
+    }
+
+    /// The plaintext of `range` of the ciphertext in `sealed` (ciphertext then tag), decrypted
+    /// WITHOUT authentication: for a look at a few bytes (the inner content type at the end of a
+    /// TLS 1.3 record) without opening the whole record. Only the keystream blocks covering the
+    /// range are computed: AES-GCM's counter starts at 2 for the first block of text (96-bit
+    /// nonces, NIST SP 800-38D), ChaCha20-Poly1305's at 1 (RFC 8439 §2.8). Nil when the range is
+    /// outside the ciphertext.
+    public func peek(nonce: [UInt8], sealed: ArraySlice<UInt8>, range: Range<Int>) -> [UInt8]? {
+        let textLength = sealed.count - AEADCipher.tagLength
+        guard nonce.count == AEADCipher.nonceLength, range.lowerBound >= 0, range.upperBound <= textLength, !range.isEmpty
+        else { return nil }
+        let blockSize = algorithm.keystreamBlock
+        let firstBlock = range.lowerBound / blockSize
+        let iv: [UInt8]
+        if algorithm == .chacha20Poly1305 {
+            let counter = UInt32(truncatingIfNeeded: 1 + firstBlock)
+            iv = [UInt8(counter & 0xFF), UInt8(counter >> 8 & 0xFF), UInt8(counter >> 16 & 0xFF), UInt8(counter >> 24)] + nonce
+        } else {
+            let counter = UInt32(truncatingIfNeeded: 2 + firstBlock)
+            iv = nonce + [UInt8(counter >> 24), UInt8(counter >> 16 & 0xFF), UInt8(counter >> 8 & 0xFF), UInt8(counter & 0xFF)]
+        }
+        if keystreamContext == nil {
+            guard let k = EVP_CIPHER_CTX_new() else { return nil }
+            guard EVP_DecryptInit_ex(k, algorithm.streamCipher, nil, key, nil) == 1 else {
+                EVP_CIPHER_CTX_free(k)
+                return nil
+            }
+            keystreamContext = k
+        }
+        guard let ctx = keystreamContext, EVP_DecryptInit_ex(ctx, nil, nil, nil, iv) == 1 else { return nil }
+        let from = firstBlock * blockSize
+        let count = range.upperBound - from
+        var out = [UInt8](repeating: 0, count: count)
+        let ok = sealed.withUnsafeBufferPointer { input -> Bool in
+            guard let base = input.baseAddress else { return false }
+            var n: Int32 = 0
+            return EVP_DecryptUpdate(ctx, &out, &n, base + from, Int32(count)) == 1 && Int(n) == count
+        }
+        return ok ? Array(out[(range.lowerBound - from)...]) : nil
     }
 
     /// Decrypts and authenticates `sealed` (ciphertext followed by the tag): the plaintext, or nil
@@ -48,16 +103,20 @@ public final class AEADCipher {
     public func open(nonce: [UInt8], additionalData: [UInt8], sealed: ArraySlice<UInt8>) -> [UInt8]? {
         guard nonce.count == AEADCipher.nonceLength, sealed.count >= AEADCipher.tagLength else { return nil }
         let textLength = sealed.count - AEADCipher.tagLength
-        var out = [UInt8](repeating: 0, count: textLength)
-        let ok = sealed.withUnsafeBufferPointer { input -> Bool in
-            guard let base = input.baseAddress else { return false }
-            return out.withUnsafeMutableBufferPointer { output -> Bool in
+        var ok = false
+        // The output is written by OpenSSL before it is read: no zero-filling pass over it.
+        let out = [UInt8](unsafeUninitializedCapacity: textLength) { output, count in
+            count = textLength
+            ok = sealed.withUnsafeBufferPointer { input -> Bool in
+                guard let base = input.baseAddress else { return false }
                 var n: Int32 = 0
                 let ctx = decryptContext
                 guard EVP_DecryptInit_ex(ctx, nil, nil, nil, nonce) == 1,
                       EVP_DecryptUpdate(ctx, nil, &n, additionalData, Int32(additionalData.count)) == 1 else { return false }
                 if textLength > 0 {
-                    guard EVP_DecryptUpdate(ctx, output.baseAddress, &n, base, Int32(textLength)) == 1 else { return false }
+                    // AEAD modes are stream modes: all of the text comes out of this one call.
+                    guard EVP_DecryptUpdate(ctx, output.baseAddress, &n, base, Int32(textLength)) == 1, Int(n) == textLength
+                    else { return false }
                 }
                 let tag = UnsafeMutableRawPointer(mutating: base + textLength)
                 guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, Int32(AEADCipher.tagLength), tag) == 1 else { return false }
@@ -66,6 +125,8 @@ public final class AEADCipher {
                     EVP_DecryptFinal_ex(ctx, scratch.baseAddress, &tail) == 1
                 }
             }
+            // On failure part of the output may be unwritten: the array is dropped, empty.
+            if !ok { count = 0 }
         }
         return ok ? out : nil
     }

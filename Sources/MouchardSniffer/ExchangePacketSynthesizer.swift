@@ -23,7 +23,11 @@ public struct ExchangePacketSynthesizer {
     public private(set) var skippedFlows = 0
     private var placeholders: [String: UInt32] = [:]
     private var nextClientPort = 0
+    /// Client and server address and port of each connection synthesised so far.
+    private var usedEndpoints: Set<[UInt64]> = []
 
+    /// Client ports given when a flow has none or its own is taken: 40000 and up.
+    static let ephemeralPorts = 20000
     /// Payload bytes per TCP segment (a 1500-byte Ethernet MTU).
     static let segmentPayload = 1448
     static let clientInitialSequence: UInt32 = 0x1000_0000
@@ -40,10 +44,21 @@ public struct ExchangePacketSynthesizer {
         let https = flow.transport == .https || request.scheme == "https"
         let clientAddress = address(flow.client?.address, placeholderBase: 0xC000_0201)
         let serverAddress = address(flow.server?.address ?? request.host, placeholderBase: 0xC633_6401)
-        let clientPort = UInt16(flow.client.map { $0.port > 0 && $0.port < 65536 ? $0.port : 0 } ?? 0).nonZero
-            ?? UInt16(40000 + (nextClientPort % 20000))
+        var clientPort = UInt16(flow.client.map { $0.port > 0 && $0.port < 65536 ? $0.port : 0 } ?? 0).nonZero
+            ?? UInt16(40000 + (nextClientPort % Self.ephemeralPorts))
         nextClientPort += 1
         let serverPort = UInt16(flow.server.map { $0.port > 0 && $0.port < 65536 ? $0.port : 0 } ?? 0).nonZero ?? (https ? 443 : 80)
+        // Exchanges that shared one connection (keep-alive, HTTP/2 or HTTP/3 streams) become
+        // connections of their own: each gets a client port not used yet with this server, so
+        // that readers see separate TCP streams (the same ports and sequence numbers again
+        // would read as one stream).
+        var tries = 0
+        while !usedEndpoints.insert([UInt64(clientAddress), UInt64(clientPort), UInt64(serverAddress), UInt64(serverPort)]).inserted,
+              tries < Self.ephemeralPorts {
+            clientPort = UInt16(40000 + (nextClientPort % Self.ephemeralPorts))
+            nextClientPort += 1
+            tries += 1
+        }
 
         var requestBytes = Self.serialized(request)
         var responseBytes = flow.response.map { Self.serialized($0) } ?? []
@@ -118,6 +133,13 @@ public struct ExchangePacketSynthesizer {
     static func serialized(_ request: HTTPRequest) -> [UInt8] {
         var head = request.head
         head.headers = reframed(head.headers, bodyLength: request.body.count, always: !request.body.isEmpty)
+        if head.version.major >= 2 {
+            // An HTTP/2 or HTTP/3 exchange travels as HTTP/1.1 here: its authority becomes the Host header.
+            head.version = .http11
+            if head.headers["Host"] == nil, !request.authority.isEmpty {
+                head.headers = HTTPHeaders([HTTPField(name: "Host", value: request.authority)] + head.headers.fields)
+            }
+        }
         var out: [UInt8] = []
         HTTPSerializer.appendHead(head, to: &out)
         out += request.body
@@ -127,6 +149,7 @@ public struct ExchangePacketSynthesizer {
     static func serialized(_ response: HTTPResponse) -> [UInt8] {
         var head = response.head
         head.headers = reframed(head.headers, bodyLength: response.body.count, always: true)
+        if head.version.major >= 2 { head.version = .http11 }
         // A HAR keeps bodies decoded under their original Content-Encoding: say what the bytes are.
         if head.headers["Content-Encoding"]?.lowercased() == "gzip", !response.body.starts(with: [0x1F, 0x8B]) {
             head.headers = HTTPHeaders(head.headers.fields.filter { $0.name.lowercased() != "content-encoding" })

@@ -56,11 +56,21 @@ public struct ExtractionStatistics: Sendable, Hashable {
     public var tlsRecordsTruncated = 0
     /// Bytes at a record boundary that are no TLS record (the rest of that direction is lost).
     public var tlsRecordsMalformed = 0
+    /// Application data records not decrypted because they carried only body bytes past the
+    /// body cap (which are counted, not kept): neither opened nor authenticated.
+    public var tlsRecordsSkipped = 0
     /// Decrypted connections that negotiated HTTP/2, which is not decoded yet.
     public var tlsHTTP2NotDecoded = 0
     /// Key log lines skipped (bad format, wrong secret length), from files and secrets blocks.
     public var keyLogWarnings = 0
     public var quicInitials = 0
+    /// QUIC connections decrypted with a key log, and their packets opened or not.
+    public var quicConnectionsDecrypted = 0
+    public var quicPacketsDecrypted = 0
+    public var quicPacketsFailedAuthentication = 0
+    public var quicPacketsMalformed = 0
+    /// HTTP/3 field sections that could not be decoded, streams given up.
+    public var http3Problems = 0
     public var dnsMessages = 0
     public var dnsMalformed = 0
 

@@ -58,6 +58,16 @@ struct HTTPStreamParser {
         responses?.parser.expectResponse(to: method)
     }
 
+    /// Body bytes coming next that this parser would drop (past the body cap): they may be passed
+    /// over with `skip` (a TLS decryptor then need not open the records that carry them).
+    var discardableBytes: Int { requests?.discardableBodyBytes ?? responses?.discardableBodyBytes ?? 0 }
+
+    /// Passes over `count` bytes, at most `discardableBytes`.
+    mutating func skip(_ count: Int) {
+        requests?.skipBody(count)
+        responses?.skipBody(count)
+    }
+
     private var hasPartial: Bool { requests?.partial != nil || responses?.partial != nil }
 
     /// Appends stream bytes and returns the messages they completed.

@@ -136,6 +136,9 @@ public final class PcapFlowExtractor {
         if statistics.tlsRecordsFailedAuthentication > 0 || statistics.tlsRecordsTruncated > 0 || statistics.tlsRecordsMalformed > 0 {
             warnings.append("TLS records: \(statistics.tlsRecordsFailedAuthentication) failed authentication, \(statistics.tlsRecordsTruncated) truncated, \(statistics.tlsRecordsMalformed) malformed")
         }
+        if statistics.quicPacketsFailedAuthentication > 0 || statistics.quicPacketsMalformed > 0 || statistics.http3Problems > 0 {
+            warnings.append("QUIC packets: \(statistics.quicPacketsFailedAuthentication) failed authentication, \(statistics.quicPacketsMalformed) malformed; HTTP/3: \(statistics.http3Problems) problems")
+        }
         if statistics.tlsHTTP2NotDecoded > 0 {
             warnings.append("\(statistics.tlsHTTP2NotDecoded) decrypted connections negotiated HTTP/2, which is not decoded yet")
         }
@@ -220,6 +223,12 @@ public final class PcapFlowExtractor {
                 }
             case .plaintext(let d, let bytes, let t):
                 deliver(.data(bytes[...], time: t), direction: d, connection: c, time: t)
+            case .skipped(let d, let count, _):
+                if case .http(var parser) = c.protocols[d] {
+                    c.protocols[d] = .ignored
+                    parser.skip(count)
+                    c.protocols[d] = .http(parser)
+                }
             case .lost(let d, let reason):
                 warn("\(c.endpoint(d)) → \(c.endpoint(1 - d)): \(reason); the rest of this direction is not decrypted")
                 deliver(.gap(length: 0), direction: d, connection: c, time: c.lastSeen)
@@ -236,6 +245,7 @@ public final class PcapFlowExtractor {
         statistics.tlsRecordsFailedAuthentication += tls.counters.authenticationFailures
         statistics.tlsRecordsTruncated += tls.counters.truncatedRecords
         statistics.tlsRecordsMalformed += tls.counters.malformedRecords
+        statistics.tlsRecordsSkipped += tls.counters.skippedRecords
         let d = tls.clientDirection
         if tls.established {
             statistics.tlsSessionsDecrypted += 1
@@ -375,6 +385,16 @@ public final class PcapFlowExtractor {
         if c.hostName == nil { c.hostName = hello.serverName }
         c.tlsHello = hello
         let tls = TLSConnectionDecryptor(clientDirection: d, keys: keys)
+        // Events are handled as they happen, so that the HTTP parser's state (how much of a body it
+        // would drop) is current when the decryptor asks before each record.
+        tls.sink = { [weak self, weak c] event in
+            guard let self, let c else { return }
+            self.handleTLS([event], connection: c)
+        }
+        tls.discardable = { [weak c] direction in
+            guard let c, case .http(let parser) = c.protocols[direction] else { return 0 }
+            return parser.discardableBytes
+        }
         c.tls = tls
         handleTLS(tls.feed(direction: d, bytes: buffered[...], time: time), connection: c)
     }
@@ -710,6 +730,7 @@ public final class PcapFlowExtractor {
             if !u.isQUIC {
                 u.isQUIC = true
                 u.clientDirection = d
+                if let keys { startQUIC(u, client: d, keys: keys) }
             }
             if u.clientDirection == d {
                 u.initials += 1
@@ -717,14 +738,101 @@ public final class PcapFlowExtractor {
                 statistics.quicInitials += 1
             }
         }
+        if let quic = u.quic { handleQUIC(quic.datagram(direction: d, bytes: datagram.payload, time: time), conversation: u) }
+    }
+
+    // MARK: - QUIC with keys
+
+    /// A QUIC connection whose first Initial was seen, with keys to try: every datagram of the
+    /// conversation goes through a decryptor, and its streams through HTTP/3.
+    private func startQUIC(_ u: UDPConversation, client d: Int, keys: TLSKeyStore) {
+        u.quic = QUICConnectionDecryptor(clientDirection: d, keys: keys)
+        let http3 = HTTP3Assembler(clientDirection: d, bodyLimits: d == 0 ? [limits.requestBodyBytes, limits.responseBodyBytes]
+                                                                         : [limits.responseBodyBytes, limits.requestBodyBytes])
+        http3.onExchange = { [weak self, weak u] exchange in
+            guard let self, let u else { return }
+            self.emitHTTP3(exchange, conversation: u)
+        }
+        u.http3 = http3
+    }
+
+    private func handleQUIC(_ events: [QUICConnectionDecryptor.Event], conversation u: UDPConversation) {
+        for event in events {
+            switch event {
+            case .established(let alpn):
+                u.alpn = alpn
+            case .stream(let d, let id, let offset, let data, let fin, let time):
+                u.http3?.data(direction: d, id: id, offset: offset, bytes: data, fin: fin, time: time)
+            }
+        }
+    }
+
+    /// The conversation ends: keys that came late are tried, open exchanges go out, counters are
+    /// taken, and a connection that was not decrypted is listed with why.
+    private func finishQUIC(_ quic: QUICConnectionDecryptor, conversation u: UDPConversation) {
+        handleQUIC(quic.retry(time: u.lastSeen), conversation: u)
+        u.http3?.finish()
+        quic.finish()
+        statistics.quicPacketsDecrypted += quic.counters.packetsDecrypted
+        statistics.quicPacketsFailedAuthentication += quic.counters.packetsFailed
+        statistics.quicPacketsMalformed += quic.counters.packetsMalformed
+        statistics.http3Problems += u.http3?.problems ?? 0
+        let client = u.clientDirection ?? u.firstSender
+        if quic.established {
+            statistics.quicConnectionsDecrypted += 1
+        } else {
+            statistics.tlsSessionsNotDecrypted += 1
+            if undecryptedTLS.count < PcapFlowExtractor.maxUndecryptedListed {
+                undecryptedTLS.append(UndecryptedTLSSession(client: u.endpoint(client), server: u.endpoint(1 - client),
+                                                            serverName: quic.clientHello?.serverName,
+                                                            reason: "QUIC: \(quic.failure ?? "not decrypted")"))
+            }
+        }
+        u.quic = nil
+        u.http3 = nil
+    }
+
+    private func emitHTTP3(_ e: HTTP3Assembler.Exchange, conversation u: UDPConversation) {
+        let d = u.clientDirection ?? u.firstSender
+        let client = u.endpoint(d), server = u.endpoint(1 - d)
+        func regular(_ fields: [QPACKDecoder.Field]) -> HTTPHeaders {
+            HTTPHeaders(fields.filter { !$0.name.hasPrefix(":") }.map { HTTPField(name: $0.name, valueBytes: $0.value) })
+        }
+        let http3 = HTTPVersion(major: 3, minor: 0)
+        let m = e.request
+        let head = HTTPRequestHead(method: m.field(":method") ?? "", target: m.field(":path") ?? m.field(":authority") ?? "", version: http3,
+                                   headers: regular(m.fields))
+        let req = HTTPRequest(head: head, scheme: m.field(":scheme") ?? "https", fallbackAuthority: m.field(":authority") ?? server.description,
+                              body: m.body, bodyTruncated: m.bodyLength > m.body.count || !m.complete)
+        var resp: HTTPResponse?
+        var timings = FlowTimings(started: Date(timeIntervalSince1970: m.started), send: max(0, (m.ended - m.started) * 1000))
+        if let r = e.response, let status = r.field(":status").flatMap({ Int($0) }) {
+            resp = HTTPResponse(head: HTTPResponseHead(version: http3, status: status, headers: regular(r.fields)), body: r.body,
+                                bodyTruncated: r.bodyLength > r.body.count || !r.complete)
+            timings.wait = max(0, (r.started - m.ended) * 1000)
+            timings.receive = max(0, (r.ended - r.started) * 1000)
+        }
+        let problems = [m.problem.map { "request: \($0)" }, e.response?.problem.map { "response: \($0)" }].compactMap { $0 }
+        statistics.httpRequests += 1
+        if resp != nil { statistics.httpResponses += 1 }
+        var flow = Flow(id: nextFlowID, source: .pcap, transport: .https, request: req, response: resp, timings: timings,
+                        client: client, server: server, error: problems.isEmpty ? nil : problems.joined(separator: "; "))
+        flow.tls = TLSFacts(serverName: u.quic?.clientHello?.serverName, alpn: u.alpn.map { [$0] } ?? [], version: "TLSv1.3")
+        flow.isDecryptedFromCapture = true
+        flow.extras["_transport"] = "\"quic\""
+        nextFlowID += 1
+        u.httpFlows += 1
+        destinations.record(host: req.host.isEmpty ? server.address : req.host, address: server.address, transport: "quic", flows: 1)
+        publish(flow)
     }
 
     private func closeUDP(_ u: UDPConversation) {
+        if let quic = u.quic { finishQUIC(quic, conversation: u) }
         let server = u.serverDirection
         let address = u.key.address(server)
         let host = namesByAddress[address] ?? address.description
-        destinations.record(host: host, address: address.description, transport: u.isQUIC ? "quic" : "other", flows: 1,
-                            bytes: u.bytes, quicInitials: u.initials)
+        destinations.record(host: host, address: address.description, transport: u.isQUIC ? "quic" : "other",
+                            flows: u.httpFlows > 0 ? 0 : 1, bytes: u.bytes, quicInitials: u.initials)
     }
 
     private func timeText(_ t: Double) -> String {
@@ -744,12 +852,21 @@ final class UDPConversation {
     var lastSeen: Double
     /// Position in the capture (first seen), for a deterministic closing order.
     let order: Int
+    /// With keys: the QUIC decryptor, the HTTP/3 reader of its streams, the ALPN, the flows given.
+    var quic: QUICConnectionDecryptor?
+    var http3: HTTP3Assembler?
+    var alpn: String?
+    var httpFlows = 0
 
     init(key: ConnectionKey, firstSender: Int, time: Double, order: Int) {
         self.key = key
         self.order = order
         self.firstSender = firstSender
         self.lastSeen = time
+    }
+
+    func endpoint(_ d: Int) -> Endpoint {
+        Endpoint(address: key.address(d).description, port: Int(key.port(d)))
     }
 
     /// The side that did not send the first Initial, else the lower port, else the first receiver.

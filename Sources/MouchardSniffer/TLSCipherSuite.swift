@@ -65,6 +65,34 @@ struct TLSRecordProtection {
         self.init(suite: suite, key: key, iv: iv)
     }
 
+    /// The length of the application data a protected application data record carries, found
+    /// without opening it: TLS 1.2 AEAD records have no padding (the fragment less the explicit
+    /// nonce and tag); a TLS 1.3 record's inner content type and padding are read from its last
+    /// bytes by `AEADCipher.peek` (unauthenticated). Nil when that cannot be told (the record is
+    /// not application data, or its padding is longer than what is looked at).
+    func applicationDataLength(header: [UInt8], fragment: ArraySlice<UInt8>) -> Int? {
+        let textLength = fragment.count - suite.explicitNonceLength - AEADCipher.tagLength
+        guard textLength >= 0, header[0] == TLSRecord.applicationData else { return nil }
+        guard suite.isTLS13 else { return textLength }
+        let look = min(textLength, TLSRecordProtection.innerTailLook)
+        guard look > 0, let tail = cipher.peek(nonce: nonce, sealed: fragment, range: (textLength - look)..<textLength),
+              let typeAt = tail.lastIndex(where: { $0 != 0 }), tail[typeAt] == TLSRecord.applicationData else { return nil }
+        return textLength - look + typeAt
+    }
+
+    /// Inner plaintext bytes looked at to find a TLS 1.3 record's content type behind its padding.
+    static let innerTailLook = 32
+
+    /// Passes over a record without opening it: only the sequence number moves on.
+    mutating func skip() { sequence &+= 1 }
+
+    /// The per-record nonce of TLS 1.3 and of TLS 1.2 ChaCha20-Poly1305: the IV XOR the sequence number.
+    private var nonce: [UInt8] {
+        var n = iv
+        for i in 0..<8 { n[4 + i] ^= UInt8(truncatingIfNeeded: sequence >> (56 - 8 * UInt64(i))) }
+        return n
+    }
+
     /// The inner content type and plaintext of a protected record, nil when it fails
     /// authentication. The sequence number advances either way (the sender's did).
     mutating func open(header: [UInt8], fragment: ArraySlice<UInt8>) -> (type: UInt8, plaintext: [UInt8])? {
@@ -77,8 +105,7 @@ struct TLSRecordProtection {
             for i in 0..<8 { nonce[4 + i] = fragment[fragment.startIndex + i] }
             sealed = fragment.dropFirst(suite.explicitNonceLength)
         } else {
-            for i in 0..<12 { nonce[i] = iv[i] }
-            for i in 0..<8 { nonce[4 + i] ^= UInt8(truncatingIfNeeded: sequence >> (56 - 8 * UInt64(i))) }
+            nonce = self.nonce
             sealed = fragment
         }
         guard sealed.count >= AEADCipher.tagLength else { return nil }

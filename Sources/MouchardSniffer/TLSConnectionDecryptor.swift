@@ -33,6 +33,9 @@ final class TLSConnectionDecryptor {
         case plaintext(direction: Int, bytes: [UInt8], time: Double)
         /// The rest of a direction cannot be decrypted (gap, malformed record): why.
         case lost(direction: Int, reason: String)
+        /// `count` bytes of application data of direction `direction` were passed over without
+        /// being decrypted, because the reader said it would drop them (`discardable`).
+        case skipped(direction: Int, count: Int, time: Double)
     }
 
     /// Counters for the extraction statistics.
@@ -41,9 +44,27 @@ final class TLSConnectionDecryptor {
         var authenticationFailures = 0
         var truncatedRecords = 0
         var malformedRecords = 0
+        /// Application data records passed over unopened (their bytes were not wanted).
+        var skippedRecords = 0
     }
 
     let clientDirection: Int
+    /// When set, events go to it as they happen instead of being returned by `feed`, `gap` and
+    /// `retry`: what the reader does with one may change what it asks `discardable` next.
+    var sink: ((Event) -> Void)?
+    /// Asked before an application data record of direction `d` is opened: how many of the next
+    /// plaintext bytes the reader would drop anyway (an HTTP body past its capture cap). A record
+    /// whose content fits is passed over unopened (`skipped`): not decrypted, not authenticated.
+    var discardable: ((_ direction: Int) -> Int)?
+    /// What `discardable` said for each direction, less what was passed over since (nil: ask).
+    private var discardableKnown: [Int?] = [nil, nil]
+
+    private func discardableBytes(_ d: Int) -> Int {
+        if let known = discardableKnown[d] { return known }
+        let asked = discardable?(d) ?? 0
+        discardableKnown[d] = asked
+        return asked
+    }
     private let keys: TLSKeyStore
     private(set) var clientHello: TLSClientHello?
     private(set) var serverHello: TLSServerHello?
@@ -71,6 +92,9 @@ final class TLSConnectionDecryptor {
     private var protection: [TLSRecordProtection?] = [nil, nil]
     private var changeCipherSpecSeen = [false, false]
     private var events: [Event] = []
+    /// Data events decrypted before `established` (see `emitData`).
+    private var heldData: [Event] = []
+    private var heldBytes = 0
 
     /// Records held while waiting for keys, across both directions.
     static let maxPendingBytes = 4 << 20
@@ -118,6 +142,12 @@ final class TLSConnectionDecryptor {
 
     /// Looks again for keys that were missing (the key store gained secrets).
     func retry(time: Double) -> [Event] {
+        if keysResolved, !established, !heldData.isEmpty {
+            // Keys, and records they opened, but no EncryptedExtensions (lost or damaged): the data
+            // goes out without the ALPN.
+            announce()
+            return takeEvents()
+        }
         guard !keysResolved, serverHello != nil, keys.generation != keysGeneration else { return [] }
         resolveKeys()
         for d in 0..<2 { drain(d, time: time) }
@@ -136,6 +166,21 @@ final class TLSConnectionDecryptor {
         }
     }
 
+    private func emit(_ event: Event) {
+        if let sink { sink(event) } else { events.append(event) }
+    }
+
+    /// Application data (or a pass over it) before the negotiation is announced waits for it: in
+    /// capture order one side's records may be read before the other's handshake (a reassembler
+    /// flushed at the end), and the reader learns from `established` what protocol they speak.
+    private func emitData(_ event: Event) {
+        guard !established else { return emit(event) }
+        heldData.append(event)
+        if case .plaintext(_, let bytes, _) = event { heldBytes += bytes.count }
+        // Bounded like the records that wait for keys: past it, the data goes out without the ALPN.
+        if heldBytes > TLSConnectionDecryptor.maxPendingBytes, negotiation != nil { announce() }
+    }
+
     private func takeEvents() -> [Event] {
         defer { events.removeAll(keepingCapacity: true) }
         return events
@@ -146,7 +191,7 @@ final class TLSConnectionDecryptor {
         pendingBytes -= pending[d].reduce(0) { $0 + $1.fragment.count }
         pending[d] = []
         if established {
-            events.append(.lost(direction: d, reason: reason))
+            emit(.lost(direction: d, reason: reason))
         } else if failure == nil {
             failure = reason
         }
@@ -211,6 +256,16 @@ final class TLSConnectionDecryptor {
             // Cleartext alerts and anything before keys: nothing to decrypt.
             return
         }
+        if record.type == TLSRecord.applicationData, discardable != nil, let p = protection[d],
+           let length = p.applicationDataLength(header: record.header, fragment: record.fragment), length > 0,
+           length <= discardableBytes(d) {
+            protection[d]?.skip()
+            counters.skippedRecords += 1
+            // Passing over bytes lowers what the reader would drop by as many: no need to ask again.
+            discardableKnown[d] = discardableBytes(d) - length
+            emitData(.skipped(direction: d, count: length, time: time))
+            return
+        }
         guard let (type, plaintext) = open(record, direction: d) else {
             counters.authenticationFailures += 1
             return
@@ -219,7 +274,10 @@ final class TLSConnectionDecryptor {
         switch type {
         case TLSRecord.handshake: handshakeBytes(plaintext[...], direction: d, encrypted: true, time: time)
         case TLSRecord.applicationData:
-            if !plaintext.isEmpty { events.append(.plaintext(direction: d, bytes: plaintext, time: time)) }
+            if !plaintext.isEmpty {
+                discardableKnown[d] = nil  // the reader's state moves with what it reads: ask again
+                emitData(.plaintext(direction: d, bytes: plaintext, time: time))
+            }
         default: break  // alerts
         }
     }
@@ -311,7 +369,11 @@ final class TLSConnectionDecryptor {
     private func announce() {
         guard !established, let n = negotiation else { return }
         established = true
-        events.append(.established(n))
+        emit(.established(n))
+        let held = heldData
+        heldData = []
+        heldBytes = 0
+        for e in held { emit(e) }
     }
 
     private func advance(_ d: Int, to kind: Epoch.Kind) {

@@ -11,7 +11,8 @@ struct TLSRecord {
 }
 
 /// Cuts one direction's reassembled TCP bytes into TLS records (RFC 8446 §5.1), however the
-/// segments split them. Bytes are kept only until their record is complete.
+/// segments split them. A record that lies whole in the bytes given is handed out as a slice of
+/// them (no copy); only a record cut by a segment boundary is gathered in a buffer until complete.
 struct TLSRecordSplitter {
     enum Step {
         case record(TLSRecord)
@@ -23,38 +24,76 @@ struct TLSRecordSplitter {
     static let maxFragmentLength = (1 << 14) + 2048
     static let headerLength = 5
 
-    private var buffer: [UInt8] = []
-    private var start = 0
+    /// The start of a record that the bytes given so far did not complete.
+    private var partial: [UInt8] = []
+    /// Bytes given and not cut into records yet (after `partial`).
+    private var input: ArraySlice<UInt8> = []
 
-    var bufferedCount: Int { buffer.count - start }
+    var bufferedCount: Int { partial.count + input.count }
 
     mutating func append(_ bytes: ArraySlice<UInt8>) {
-        if start > 0 && start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            start = 0
-        } else if start > 1 << 16 {
-            buffer.removeSubrange(0..<start)
-            start = 0
+        if input.isEmpty {
+            input = bytes
+        } else {
+            // Bytes left from the previous call: they start a record, which is gathered.
+            partial.append(contentsOf: input)
+            input = bytes
         }
-        buffer.append(contentsOf: bytes)
     }
 
     mutating func next() -> Step {
-        guard buffer.count - start >= TLSRecordSplitter.headerLength else { return .needMore }
-        let type = buffer[start], major = buffer[start + 1]
-        let length = Int(buffer[start + 3]) << 8 | Int(buffer[start + 4])
+        if !partial.isEmpty { return completePartial() }
+        guard input.count >= TLSRecordSplitter.headerLength else { return keepRest() }
+        let h = input.startIndex
+        let length = Int(input[h + 3]) << 8 | Int(input[h + 4])
+        if let problem = TLSRecordSplitter.check(type: input[h], major: input[h + 1], minor: input[h + 2], length: length) {
+            return .malformed(problem)
+        }
+        let end = h + TLSRecordSplitter.headerLength + length
+        guard end <= input.endIndex else { return keepRest() }
+        let record = TLSRecord(header: Array(input[h..<(h + TLSRecordSplitter.headerLength)]),
+                               fragment: input[(h + TLSRecordSplitter.headerLength)..<end])
+        input = input[end...]
+        return .record(record)
+    }
+
+    /// Moves what is left of the input into `partial` (a record cut by the end of the bytes given).
+    private mutating func keepRest() -> Step {
+        partial.append(contentsOf: input)
+        input = []
+        return .needMore
+    }
+
+    /// Adds input bytes to the record started in `partial`, just as many as it needs.
+    private mutating func completePartial() -> Step {
+        if partial.count < TLSRecordSplitter.headerLength {
+            let take = min(TLSRecordSplitter.headerLength - partial.count, input.count)
+            partial.append(contentsOf: input.prefix(take))
+            input = input.dropFirst(take)
+            guard partial.count == TLSRecordSplitter.headerLength else { return .needMore }
+        }
+        let length = Int(partial[3]) << 8 | Int(partial[4])
+        if let problem = TLSRecordSplitter.check(type: partial[0], major: partial[1], minor: partial[2], length: length) {
+            return .malformed(problem)
+        }
+        let total = TLSRecordSplitter.headerLength + length
+        let take = min(total - partial.count, input.count)
+        partial.append(contentsOf: input.prefix(take))
+        input = input.dropFirst(take)
+        guard partial.count == total else { return .needMore }
+        let whole = partial
+        partial = []
+        return .record(TLSRecord(header: Array(whole[0..<TLSRecordSplitter.headerLength]),
+                                 fragment: whole[TLSRecordSplitter.headerLength...]))
+    }
+
+    /// Why a record header cannot be one, nil when it can.
+    private static func check(type: UInt8, major: UInt8, minor: UInt8, length: Int) -> String? {
         guard (20...24).contains(type), major == 3 else {
-            return .malformed("content type \(type), version \(major).\(buffer[start + 2]) at a record boundary")
+            return "content type \(type), version \(major).\(minor) at a record boundary"
         }
-        guard length <= TLSRecordSplitter.maxFragmentLength else {
-            return .malformed("record of \(length) bytes (at most \(TLSRecordSplitter.maxFragmentLength))")
-        }
-        let end = start + TLSRecordSplitter.headerLength + length
-        guard end <= buffer.count else { return .needMore }
-        let header = Array(buffer[start..<(start + TLSRecordSplitter.headerLength)])
-        let fragment = ArraySlice(buffer[(start + TLSRecordSplitter.headerLength)..<end])
-        start = end
-        return .record(TLSRecord(header: header, fragment: fragment))
+        guard length <= maxFragmentLength else { return "record of \(length) bytes (at most \(maxFragmentLength))" }
+        return nil
     }
 }
 

@@ -116,6 +116,27 @@ struct HTTPMessageParser<Head: HTTPParsableHead>: Sendable {
         }
     }
 
+    /// See `HTTPMessageParsing.skippableBodyBytes`: the last byte of a length-framed body or chunk
+    /// is always fed, so that the parser itself ends it.
+    var skippableBodyBytes: Int {
+        switch state {
+        case .fixedBody(let remaining), .chunkData(let remaining): max(0, remaining - 1)
+        case .untilClose: Int.max
+        default: 0
+        }
+    }
+
+    /// See `HTTPMessageParsing.skipBody`; stream offsets count the bytes passed over.
+    mutating func skipBody(_ count: Int) {
+        precondition(count >= 0 && count <= skippableBodyBytes, "skipping more than the body bytes certain to come")
+        switch state {
+        case .fixedBody(let remaining): state = .fixedBody(remaining: remaining - count)
+        case .chunkData(let remaining): state = .chunkData(remaining: remaining - count)
+        default: break
+        }
+        streamOffset += count
+    }
+
     /// Drops the message in progress and any buffered bytes, then skips bytes until a line that
     /// parses as a start line (`resync`). Offsets keep counting from the first byte ever fed.
     mutating func resynchronize() {

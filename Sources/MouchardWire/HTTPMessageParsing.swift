@@ -17,6 +17,14 @@ public protocol HTTPMessageParsing: Sendable {
     mutating func recordWireMarks()
     /// The offsets recorded since the last call.
     mutating func takeWireMarks() -> [Int]
+    /// Body bytes certain to come next before anything else the parser must see: the rest of a body
+    /// framed by length or of a chunk, but for its last byte (which ends it), or all that is left
+    /// of a body read until the connection closes. 0 when the parser is not inside a body.
+    var skippableBodyBytes: Int { get }
+    /// Passes over `count` body bytes (at most `skippableBodyBytes`) without reading them: they
+    /// give no `body` event. For a reader that would drop them anyway and does not have them in
+    /// the clear (a capture's TLS records past the body bytes kept are then not decrypted).
+    mutating func skipBody(_ count: Int)
 }
 
 extension HTTPMessageParsing {

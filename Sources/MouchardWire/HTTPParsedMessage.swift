@@ -123,6 +123,22 @@ public struct HTTPMessageReader<Parser: HTTPMessageParsing>: Sendable {
         return partial
     }
 
+    /// Body bytes coming next that would not be kept: the message in progress already holds
+    /// `bodyLimit` bytes of body (and no wire bytes are kept). A caller may pass over them with
+    /// `skipBody` instead of feeding them; they are still counted in `bodyLength`.
+    public var discardableBodyBytes: Int {
+        guard recorder == nil, let m = partial, m.body.count >= bodyLimit else { return 0 }
+        return parser.skippableBodyBytes
+    }
+
+    /// Passes over `count` body bytes (at most `discardableBodyBytes`): counted, not read.
+    public mutating func skipBody(_ count: Int) {
+        precondition(count <= discardableBodyBytes, "skipping body bytes that would be kept")
+        parser.skipBody(count)
+        partial?.bodyLength += count
+        if count > 0 { partial?.bodyTruncated = true }
+    }
+
     /// Convenience: every message of a whole stream (feed then finish).
     public static func messages(in bytes: some Collection<UInt8>, parser: Parser,
                                 bodyLimit: Int = 16 << 20) throws(HTTPParseError) -> [Message] {

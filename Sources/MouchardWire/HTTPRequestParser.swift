@@ -51,4 +51,6 @@ public struct HTTPRequestParser: HTTPMessageParsing, Sendable {
 
     public mutating func recordWireMarks() { machine.recordsWireMarks = true }
     public mutating func takeWireMarks() -> [Int] { machine.takeWireMarks() }
+    public var skippableBodyBytes: Int { machine.skippableBodyBytes }
+    public mutating func skipBody(_ count: Int) { machine.skipBody(count) }
 }

@@ -47,4 +47,6 @@ public struct HTTPResponseParser: HTTPMessageParsing, Sendable {
 
     public mutating func recordWireMarks() { machine.recordsWireMarks = true }
     public mutating func takeWireMarks() -> [Int] { machine.takeWireMarks() }
+    public var skippableBodyBytes: Int { machine.skippableBodyBytes }
+    public mutating func skipBody(_ count: Int) { machine.skipBody(count) }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import MouchardTestSupport
 import Testing
 import MouchardWire
@@ -52,16 +53,22 @@ struct NSSKeyLogTests {
         #expect(log.warnings.isEmpty)
     }
 
-    /// Mutated key logs (seeded, replayable): never a crash, every accepted secret has a valid length.
+}
+
+/// Mutated key logs (seeded, replayable): never a crash, every accepted secret has a valid length.
+/// `MOUCHARD_FUZZ_ITERATIONS=N` runs N mutations per seed instead of the CI default.
+struct NSSKeyLogMutationTests {
+    static let iterations = ByteMutator.iterations(default: 3000, environment: ProcessInfo.processInfo.environment)
+
     @Test(arguments: [0x6B65_7901, 0x6B65_7902] as [UInt64])
     func mutatedKeyLogsNeverCrash(seed: UInt64) {
         var text = ""
         for label in NSSKeyLog.Label.allCases {
-            text += "\(label.rawValue) \(Self.random) \(Self.hex(label == .clientRandom ? 48 : 32))\n"
+            text += "\(label.rawValue) \(NSSKeyLogTests.random) \(NSSKeyLogTests.hex(label == .clientRandom ? 48 : 32))\n"
         }
         let sample = Array(text.utf8)
         var mutator = ByteMutator(seed: seed)
-        for _ in 0..<3000 {
+        for _ in 0..<Self.iterations {
             let log = NSSKeyLog(text: mutator.mutate(sample, maxMutations: 6))
             for (random, secrets) in log.byClientRandom {
                 #expect(random.count == 32, "seed \(seed)")
