@@ -63,6 +63,14 @@ import Testing
             let deadline = Date().addingTimeInterval(stopAfter)
             while Date() < deadline && p.isRunning && !collected.text.contains(until) { usleep(50_000) }
             kill(p.processIdentifier, SIGINT)
+            // It must stop on that one signal; a command still running after 20 s fails the test
+            // rather than hanging the suite.
+            let stopBy = Date().addingTimeInterval(20)
+            while p.isRunning && Date() < stopBy { usleep(50_000) }
+            if p.isRunning {
+                kill(p.processIdentifier, SIGKILL)
+                Issue.record("mouchard \(args.joined(separator: " ")) did not stop on SIGINT")
+            }
         }
         let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()

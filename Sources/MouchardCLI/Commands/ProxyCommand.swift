@@ -238,20 +238,15 @@ struct ProxyCommand: MouchardCommand {
     }
 }
 
-/// Blocks until SIGINT or SIGTERM arrives.
-final class ShutdownSignal: @unchecked Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private var sources: [DispatchSourceSignal] = []
+/// Blocks until SIGINT or SIGTERM arrives. The handlers are in place when `init` returns (a signal
+/// sent as soon as the command says it listens is never lost, as it could be while a dispatch signal
+/// source was still being registered), and `wait` checks their flag every 50 ms.
+struct ShutdownSignal {
+    static let pollMicroseconds: UInt32 = 50_000
 
-    init() {
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { [semaphore] in semaphore.signal() }
-            source.resume()
-            sources.append(source)
-        }
+    init() { SignalStop.install() }
+
+    func wait() {
+        while !SignalStop.requested { usleep(Self.pollMicroseconds) }
     }
-
-    func wait() { semaphore.wait() }
 }
