@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
+        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // C macros and syscalls Swift cannot import directly.
         .target(name: "CMouchardShims", dependencies: ["COpenSSL"]),
 
@@ -35,6 +36,8 @@ let package = Package(
         .target(name: "MouchardCapture", dependencies: ["CPcap", "MouchardWire"]),
         .target(name: "MouchardStore", dependencies: ["CSQLite", "MouchardWire", "MouchardFlow", "MouchardFindings"]),
         .target(name: "MouchardPosix", dependencies: ["CMouchardShims"]),
+        // The fleet store: sessions of many recorders in one PostgreSQL database (wraps libpq).
+        .target(name: "MouchardPostgres", dependencies: ["CLibpq", "MouchardStore", "MouchardFlow", "MouchardFindings"]),
 
         // The heart: rules, decoders, detectors (pure, plus digests and inflate from MouchardCodec).
         .target(name: "MouchardInspection", dependencies: [
@@ -86,7 +89,9 @@ let package = Package(
         .testTarget(name: "MouchardWireTests", dependencies: ["MouchardTestSupport", "MouchardWire"]),
         .testTarget(name: "MouchardFlowTests", dependencies: ["MouchardTestSupport", "MouchardFlow", "MouchardWire"]),
         .testTarget(name: "MouchardCodecTests", dependencies: ["MouchardTestSupport", "MouchardCodec", "MouchardWire"]),
-        .testTarget(name: "MouchardStoreTests", dependencies: ["MouchardTestSupport", "MouchardStore", "MouchardFindings", "MouchardFlow", "MouchardWire"]),
+        .testTarget(name: "MouchardStoreTests", dependencies: [
+            "MouchardTestSupport", "MouchardStore", "MouchardPostgres", "MouchardFindings", "MouchardFlow", "MouchardWire",
+        ]),
         .testTarget(name: "MouchardInspectionTests", dependencies: [
             "MouchardTestSupport", "MouchardInspection", "MouchardFindings", "MouchardFlow", "MouchardCodec", "MouchardWire",
         ]),

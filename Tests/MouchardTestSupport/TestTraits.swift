@@ -18,3 +18,10 @@ extension Trait where Self == ConditionTrait {
         .enabled(if: TestPrivileges.isRoot, Comment(rawValue: TestPrivileges.rootReason))
     }
 }
+
+extension Trait where Self == ConditionTrait {
+    /// Runs only when the PostgreSQL server binaries are installed (the fleet store tests start one).
+    public static var requiresPostgres: Self {
+        .enabled(if: PostgresTestServer.isAvailable, Comment(rawValue: PostgresTestServer.skipReason))
+    }
+}
