@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "MouchardCLI", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardCodec", "MouchardStore", "MouchardInspection",
             "MouchardSniffer", "MouchardCapture", "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardReport",
-            "MouchardAudit", "MouchardReplay", "MouchardKit", "MouchardGateway",
+            "MouchardAudit", "MouchardReplay", "MouchardKit", "MouchardGateway", "MouchardPostgres",
         ]),
         .executableTarget(name: "mouchard", dependencies: ["MouchardCLI"]),
         // Benchmarks driven by the scripts in bench/ (release build).

@@ -51,6 +51,8 @@ public final class FleetUploader: Sendable {
         var wake = false
         var stopping = false
         var deadline: Date?
+        /// While stopping, each committed batch moves the deadline this far ahead.
+        var patience = 0.0
         var finished = false
         var started = false
     }
@@ -93,11 +95,13 @@ public final class FleetUploader: Sendable {
         signal { $0.wake = true }
     }
 
-    /// Uploads what remains, for at most `timeout` seconds, then stops the thread; returns the status.
+    /// Uploads what remains, then stops the thread; returns the status. It gives up when `timeout`
+    /// seconds pass without a batch going in (the database away or stuck), not while it progresses.
     @discardableResult
     public func finish(timeout: Double) -> Status {
         signal { c in
             c.stopping = true
+            c.patience = timeout
             c.deadline = Date().addingTimeInterval(timeout)
         }
         let started = control.withLock { $0.started }
@@ -172,6 +176,7 @@ public final class FleetUploader: Sendable {
                 position = batch.end(from: expected)
                 pushedMetadata = metadata
                 backoff.succeeded()
+                if stopping { signal { c in c.deadline = Date().addingTimeInterval(c.patience) } }
                 let committed = Date()
                 let waits = appended.withLock { $0.remove(through: position.flow) }
                 statusBox.withLock { s in

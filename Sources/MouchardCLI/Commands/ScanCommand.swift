@@ -28,6 +28,7 @@ struct ScanCommand: MouchardCommand {
             OptionSpec("--format", value: "FORMAT", help: "text (default), json or jsonl"),
             OptionSpec("--fail-on", value: "CATEGORIES", help: "exit 3 when a finding has one of these categories (comma-separated, or 'any')"),
             OptionSpec("--strict", help: "fail on a HAR entry that cannot be read (default: skip it with a warning)"),
+            StoreOption.readerSpec,
         ],
         minPositionals: 1, maxPositionals: nil)
 
@@ -48,6 +49,7 @@ struct ScanCommand: MouchardCommand {
         var inputs = AuditInputs(args.positionals)
         inputs.keys = try KeyLogOption.load(args, io: io)
         inputs.strict = args.flag("--strict")
+        inputs.sessionOpener = try StoreOption.fleet(args).map(StoreOption.opener)
         // Findings are written as they are found (json: the array first, the summary after them).
         let out = OutputBuffer(io)
         var count = 0
