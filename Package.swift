@@ -79,7 +79,7 @@ let package = Package(
         // Benchmarks driven by the scripts in bench/ (release build).
         .executableTarget(name: "mouchard-bench", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardCodec", "MouchardInspection", "MouchardSniffer",
-            "MouchardCapture", "MouchardTLS", "MouchardPosix", "MouchardReport",
+            "MouchardCapture", "MouchardTLS", "MouchardPosix", "MouchardReport", "MouchardStore", "MouchardPostgres",
         ], path: "bench/Sources/mouchard-bench"),
 
         // Test-only helpers every test target shares: repository paths, optional corpora and tools (with the

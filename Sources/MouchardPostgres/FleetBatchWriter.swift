@@ -34,15 +34,6 @@ struct FleetBatch: Sendable {
 
     var isEmpty: Bool { flows.isEmpty && findings.isEmpty && dns.isEmpty && metadata.isEmpty }
 
-    init(flows: [[SQLValue]] = [], findings: [[SQLValue]] = [], dns: [[SQLValue]] = [], metadata: [String: String?] = [:]) {
-        self.flows = flows
-        self.findings = findings
-        self.dns = dns
-        self.metadata = metadata
-    }
-
-    init(_ rows: JournalRows) { self.init(flows: rows.flows, findings: rows.findings, dns: rows.dns) }
-
     /// The highest ids of the batch, or `position`'s where the batch has none.
     func end(from position: SessionStore.JournalPosition) -> SessionStore.JournalPosition {
         func last(_ rows: [[SQLValue]], _ old: Int) -> Int {
@@ -50,6 +41,11 @@ struct FleetBatch: Sendable {
         }
         return .init(flow: last(flows, position.flow), finding: last(findings, position.finding), dns: last(dns, position.dns))
     }
+}
+
+extension FleetBatch {
+    /// The rows read from a local session.
+    init(_ rows: JournalRows) { self.init(flows: rows.flows, findings: rows.findings, dns: rows.dns) }
 }
 
 /// Writes batches of one session into the fleet store, inside a transaction the caller opened
@@ -85,18 +81,17 @@ enum FleetBatchWriter {
                        advancingTo position: SessionStore.JournalPosition) throws(StoreError) {
         if !batch.flows.isEmpty {
             try c.copyIn(flowCopySQL, data: encode(batch.flows, types: flowTypes, key))
-            // Per host: flows, first and last seen, body bytes.
+            // Per host: flows, first and last seen, body bytes (summed here, from the rows in hand).
+            let hosts = HostTotals(batch.flows)
             try c.query("""
                 INSERT INTO mouchard.destinations AS d (session_id, session_start, host, flows, first_seen, last_seen,
                                                         request_bytes, response_bytes)
-                SELECT session_id, session_start, host, count(*), min(started), max(started),
-                       coalesce(sum(length(req_body)), 0), coalesce(sum(length(resp_body)), 0)
-                FROM mouchard.flows WHERE session_id = $1::uuid AND session_start = $2::timestamptz AND id = ANY($3::bigint[])
-                GROUP BY session_id, session_start, host
+                SELECT $1::uuid, $2::timestamptz, h, n, f, l, q, r
+                FROM unnest($3::text[], $4::bigint[], $5::float8[], $6::float8[], $7::bigint[], $8::bigint[]) AS u(h, n, f, l, q, r)
                 ON CONFLICT (session_id, host, session_start) DO UPDATE SET flows = d.flows + excluded.flows,
                     first_seen = least(d.first_seen, excluded.first_seen), last_seen = greatest(d.last_seen, excluded.last_seen),
                     request_bytes = d.request_bytes + excluded.request_bytes, response_bytes = d.response_bytes + excluded.response_bytes
-                """, [key.id, key.startParameter, idArray(batch.flows)])
+                """, [key.id, key.startParameter] + hosts.arrayParameters)
         }
         if !batch.findings.isEmpty {
             try c.copyIn(findingCopySQL, data: encode(batch.findings, types: findingTypes, key))
@@ -147,6 +142,13 @@ enum FleetBatchWriter {
         return buffer.finished()
     }
 
+    /// `{"a","b\\"c"}`: strings as an array parameter (quoted, `"` and `\\` escaped, NUL cleaned).
+    static func textArray(_ items: [String]) -> String {
+        "{" + items.map { s in
+            "\"" + clean(s).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }.joined(separator: ",") + "}"
+    }
+
     /// `{1,2,3}`: the ids (first column) of the rows, as an array parameter.
     static func idArray(_ rows: [[SQLValue]]) -> String {
         "{" + rows.compactMap { if case .integer(let id)? = $0.first { return String(id) } else { return nil } }
@@ -167,5 +169,62 @@ enum FleetBatchWriter {
         let us = String(unix % 1_000_000)
         return String(iso.prefix(19)).replacingOccurrences(of: "T", with: " ") + "."
             + String(repeating: "0", count: 6 - us.count) + us + "+00"
+    }
+}
+
+/// Per host of a batch of flow rows: how many, first and last start, request and response body
+/// bytes; as the array parameters of the destinations upsert.
+struct HostTotals {
+    struct Total {
+        var flows = 0
+        var first = Double.infinity
+        var last = -Double.infinity
+        var requestBytes = 0
+        var responseBytes = 0
+    }
+
+    private(set) var totals: [String: Total] = [:]
+
+    static let hostColumn = FlowRow.columns.firstIndex(of: "host")!
+    static let startedColumn = FlowRow.columns.firstIndex(of: "started")!
+    static let requestBodyColumn = FlowRow.columns.firstIndex(of: "req_body")!
+    static let responseBodyColumn = FlowRow.columns.firstIndex(of: "resp_body")!
+
+    init(_ rows: [[SQLValue]]) {
+        func text(_ v: SQLValue) -> String {
+            switch v {
+            case .text(let s): return s
+            case .blob(let b): return String(decoding: b, as: UTF8.self)
+            case .integer(let n): return String(n)
+            case .real(let d): return String(d)
+            case .null: return ""
+            }
+        }
+        func number(_ v: SQLValue) -> Double {
+            switch v {
+            case .real(let d): return d
+            case .integer(let n): return Double(n)
+            default: return 0
+            }
+        }
+        for row in rows where row.count == FlowRow.columns.count {
+            var t = totals[text(row[Self.hostColumn]), default: Total()]
+            let started = number(row[Self.startedColumn])
+            t.flows += 1
+            t.first = min(t.first, started)
+            t.last = max(t.last, started)
+            if case .blob(let b) = row[Self.requestBodyColumn] { t.requestBytes += b.count }
+            if case .blob(let b) = row[Self.responseBodyColumn] { t.responseBytes += b.count }
+            totals[text(row[Self.hostColumn])] = t
+        }
+    }
+
+    /// hosts, flows, first seen, last seen, request bytes, response bytes: six array literals, in one order.
+    var arrayParameters: [String?] {
+        let hosts = totals.keys.sorted()
+        let rows = hosts.map { totals[$0]! }
+        func list(_ values: [String]) -> String { "{" + values.joined(separator: ",") + "}" }
+        return [FleetBatchWriter.textArray(hosts), list(rows.map { String($0.flows) }), list(rows.map { "\($0.first)" }),
+                list(rows.map { "\($0.last)" }), list(rows.map { String($0.requestBytes) }), list(rows.map { String($0.responseBytes) })]
     }
 }

@@ -16,6 +16,8 @@ public final class FleetUploader: Sendable {
     public static let batchBytes = 8 << 20
     /// How long an idle uploader sleeps when nothing wakes it (it also looks for new rows then).
     static let idlePoll = 1.0
+    /// How long `finish` waits past its deadline for a thread blocked in the database.
+    static let stuckGrace = 5.0
 
     /// What the uploader has done so far.
     public struct Status: Sendable, Hashable {
@@ -108,8 +110,14 @@ public final class FleetUploader: Sendable {
         if !started {
             run()
         } else {
+            // A thread stuck in libpq (a server that stopped answering without closing) is left
+            // behind once the deadline has passed: the status says what was not uploaded.
             condition.lock()
-            while !control.withLock({ $0.finished }) { _ = condition.wait(until: Date().addingTimeInterval(0.1)) }
+            while true {
+                let (finished, deadline) = control.withLock { ($0.finished, $0.deadline ?? Date()) }
+                if finished || Date() > deadline.addingTimeInterval(Self.stuckGrace) { break }
+                _ = condition.wait(until: Date().addingTimeInterval(0.1))
+            }
             condition.unlock()
         }
         return status

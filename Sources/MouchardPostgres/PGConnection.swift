@@ -20,9 +20,11 @@ final class PGConnection {
     init(url: String) throws(StoreError) {
         display = PostgresURL.masked(url)
         // Later keywords win, and the URL's own settings are expanded from `dbname`: the URL may
-        // override the timeout and application name given first.
-        let settings = [("connect_timeout", String(Self.defaultConnectTimeoutSeconds)),
-                        ("application_name", "mouchard"), ("dbname", url)]
+        // override the defaults given first. TCP keepalives and a send timeout notice a server that
+        // went away without closing the connection (about 30 s; not used on Unix sockets).
+        let settings = [("connect_timeout", String(Self.defaultConnectTimeoutSeconds)), ("application_name", "mouchard"),
+                        ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
+                        ("tcp_user_timeout", "30000"), ("dbname", url)]
         handle = CStrings.with(settings.map(\.0)) { keywords in
             CStrings.with(settings.map(\.1)) { values in PQconnectdbParams(keywords, values, 1) }
         }

@@ -65,7 +65,6 @@ enum PostgresSchema {
         resp_headers bytea, resp_body bytea, resp_body_truncated boolean,
         PRIMARY KEY (session_id, id, session_start)
     ) PARTITION BY RANGE (session_start);
-    CREATE INDEX flows_host ON mouchard.flows (host);
     CREATE TABLE mouchard.findings (
         session_id uuid NOT NULL,
         session_start timestamptz NOT NULL,
@@ -75,7 +74,7 @@ enum PostgresSchema {
         type text NOT NULL,
         rule text NOT NULL,
         host text NOT NULL,
-        json json NOT NULL,
+        json jsonb NOT NULL,
         company text GENERATED ALWAYS AS (json -> 'destination' ->> 'tracker') STORED,
         owner text GENERATED ALWAYS AS (json -> 'destination' ->> 'owner') STORED,
         tracker_category text GENERATED ALWAYS AS (json -> 'destination' ->> 'tracker_category') STORED,
@@ -83,7 +82,6 @@ enum PostgresSchema {
         PRIMARY KEY (session_id, id, session_start)
     ) PARTITION BY RANGE (session_start);
     CREATE INDEX findings_category ON mouchard.findings (category, company);
-    CREATE INDEX findings_flow ON mouchard.findings (session_id, flow);
     CREATE TABLE mouchard.dns (
         session_id uuid NOT NULL,
         session_start timestamptz NOT NULL,
@@ -144,7 +142,7 @@ enum PostgresSchema {
         "resp_status": .int4, "resp_headers": .bytea, "resp_body": .bytea, "resp_body_truncated": .bool,
     ]
     /// Likewise for `mouchard.findings` (the id, then `FindingRow.columns`).
-    static let findingColumnTypes: [String: PGType] = ["id": .int8, "flow": .int8, "json": .json]
+    static let findingColumnTypes: [String: PGType] = ["id": .int8, "flow": .int8, "json": .jsonb]
     /// Likewise for `mouchard.dns` (the id, then `DNSRow.columns`).
     static let dnsColumnTypes: [String: PGType] = ["id": .int8, "time": .float8, "client_port": .int4, "server_port": .int4]
 

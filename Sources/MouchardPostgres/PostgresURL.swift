@@ -9,16 +9,17 @@ public enum PostgresURL {
         schemes.contains { text.lowercased().hasPrefix($0) }
     }
 
-    /// The URL with its password (in the user part, or a `password=` parameter) replaced by `***`,
-    /// for messages and logs.
+    /// The URL (of any scheme: a wrong one is shown in errors too) with its password, in the user
+    /// part or a `password=` parameter, replaced by `***`, for messages and logs.
     public static func masked(_ url: String) -> String {
         var text = url
-        if let scheme = schemes.first(where: { text.lowercased().hasPrefix($0) }) {
-            let rest = text.dropFirst(scheme.count)
+        if let schemeEnd = text.range(of: "://") {
+            let scheme = text[..<schemeEnd.upperBound]
+            let rest = text[schemeEnd.upperBound...]
             let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
             let authority = rest[..<authorityEnd]
             if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-                text = String(text.prefix(scheme.count)) + rest[..<colon] + ":***" + rest[at...]
+                text = String(scheme) + rest[..<colon] + ":***" + rest[at...]
             }
         }
         // password=... in the query string or a key=value connection string.

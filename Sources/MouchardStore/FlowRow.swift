@@ -1,4 +1,5 @@
 import Foundation
+import MouchardFindings
 import MouchardFlow
 import MouchardWire
 
@@ -100,14 +101,71 @@ public enum FlowRow {
     }
 }
 
-/// The JSON texts the stores keep (TLS ALPN lists, extras, findings, DNS answers).
+/// The JSON texts the stores keep (TLS ALPN lists, extras, findings, DNS answers). Lists, string maps
+/// and findings are written by hand, keys sorted (what `JSONEncoder` with sorted keys gives, and
+/// a tenth of its cost: findings are stored as fast as flows come); they are read back with
+/// `JSONDecoder`.
 public enum StoreJSON {
-    /// Compact JSON text of an encodable value, keys sorted (stable bytes for equal values).
-    public static func encode<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return "null" }
-        return String(decoding: data, as: UTF8.self)
+    /// `["a","b"]`.
+    public static func encode(_ list: [String]) -> String {
+        var w = JSONWriter(pretty: false)
+        w.write(raw: "[")
+        for (k, s) in list.enumerated() {
+            if k > 0 { w.write(raw: ",") }
+            w.write(string: s)
+        }
+        w.write(raw: "]")
+        return String(decoding: w.output, as: UTF8.self)
+    }
+
+    /// `{"a":"1","b":"2"}`, keys sorted.
+    public static func encode(_ map: [String: String]) -> String {
+        var w = JSONWriter(pretty: false)
+        w.write(raw: "{")
+        for (k, key) in map.keys.sorted().enumerated() {
+            if k > 0 { w.write(raw: ",") }
+            w.write(string: key)
+            w.write(raw: ":")
+            w.write(string: map[key]!)
+        }
+        w.write(raw: "}")
+        return String(decoding: w.output, as: UTF8.self)
+    }
+
+    /// A finding as one object in the shape of docs/findings.md, keys sorted (absent optionals left out).
+    public static func encode(_ f: Finding) -> String {
+        var w = JSONWriter(pretty: false)
+        func member(_ name: String, _ value: String?, first: Bool = false) {
+            guard let value else { return }
+            w.write(raw: first ? "{\"\(name)\":" : ",\"\(name)\":")
+            w.write(string: value)
+        }
+        member("category", f.category, first: true)
+        if let c = f.confidence { w.write(raw: ",\"confidence\":" + (c.isFinite ? "\(c)" : "null")) }
+        member("description", f.description)
+        w.write(raw: ",\"destination\":{\"host\":")
+        w.write(string: f.destination.host)
+        member("owner", f.destination.owner)
+        w.write(raw: ",\"third_party\":\(f.destination.thirdParty)")
+        member("tracker", f.destination.tracker)
+        member("tracker_category", f.destination.trackerCategory)
+        w.write(raw: "}")
+        member("encoding", f.encoding)
+        member("evidence", f.evidence)
+        if let n = f.flow { w.write(raw: ",\"flow\":\(n)") }
+        member("inner", f.inner)
+        w.write(raw: ",\"request\":{\"method\":")
+        w.write(string: f.request.method)
+        member("url", f.request.url)
+        w.write(raw: "}")
+        member("rule", f.rule)
+        member("severity", f.severity?.rawValue)
+        member("time", f.time)
+        member("transport", f.transport)
+        member("type", f.type)
+        member("where", f.where)
+        w.write(raw: "}")
+        return String(decoding: w.output, as: UTF8.self)
     }
 
     /// The value decoded from JSON text, nil when the text does not hold one.

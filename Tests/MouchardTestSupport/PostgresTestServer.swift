@@ -198,7 +198,7 @@ public final class PostgresTestServer: @unchecked Sendable {
         for name in ["postgres", "nobody"] {
             if let pw = getpwnam(name) { return (pw.pointee.pw_uid, pw.pointee.pw_gid) }
         }
-        return (65534, 65534)
+        return (65_534, 65_534)
     }
 
     private static func setprivArguments(_ owner: (uid: uid_t, gid: gid_t)) -> [String] {

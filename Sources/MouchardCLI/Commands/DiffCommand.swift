@@ -42,8 +42,12 @@ struct DiffCommand: MouchardCommand {
         guard ["text", "json", "md", "markdown"].contains(format) else { throw UsageError("unknown format '\(format)' (text, json, md)") }
         let failOn = try conditions(args)
         let setup = try AuditSetup.load(args, io: io)
-        let fleet = try StoreOption.fleet(args)
-        let (oldInputs, newInputs, old, new) = try sides(args, fleet: fleet)
+        var fleet: PostgresFleet?
+        let (oldInputs, newInputs, old, new) = try sides(args) {
+            fleet = try StoreOption.fleet(args)
+            return fleet
+        }
+        if fleet == nil { fleet = try StoreOption.fleet(args) }
         let diff = try compute(setup: setup, old: oldInputs, new: newInputs, opener: fleet.map(StoreOption.opener), io: io)
         switch format {
         case "json": io.out(String(decoding: AuditDiffText.json(diff, old: old, new: new), as: UTF8.self))
@@ -63,16 +67,18 @@ struct DiffCommand: MouchardCommand {
 
     /// What is compared: OLD and NEW, or with `--store --app A --versions V1,V2` the sessions of each
     /// version; and their names.
-    static func sides(_ args: ParsedArguments, fleet: PostgresFleet?) throws -> ([String], [String], String, String) {
+    /// The arguments are checked before `openFleet` connects.
+    static func sides(_ args: ParsedArguments, openFleet: () throws -> PostgresFleet?) throws -> ([String], [String], String, String) {
         if args.positionals.count == 2 {
             guard args.value("--versions") == nil else { throw UsageError("--versions replaces OLD and NEW: give one or the other") }
             return ([args.positionals[0]], [args.positionals[1]], args.positionals[0], args.positionals[1])
         }
-        guard let fleet, args.positionals.isEmpty, let app = args.value("--app") else {
+        guard args.value("--store") != nil, args.positionals.isEmpty, let app = args.value("--app") else {
             throw UsageError("'diff' needs OLD and NEW, or --store URL --app NAME --versions OLD,NEW")
         }
         let filter = try FleetSelection.filter(args)
         guard filter.versions.count == 2 else { throw UsageError("--versions wants two versions, OLD,NEW (e.g. 1.2,1.3)") }
+        guard let fleet = try openFleet() else { throw UsageError("'diff' needs --store URL with --versions") }
         func ids(_ version: String) throws -> [String] {
             var one = filter
             one.versions = [version]

@@ -64,9 +64,10 @@ struct ReportCommand: MouchardCommand {
         if args.value("--diff-against") != nil, format != .html, format != .markdown {
             throw UsageError("--diff-against adds a section to html and md reports only")
         }
-        let setup = try AuditSetup.load(args, io: io)
+        try FleetSelection.checkUsage(args, command: "report")
         let fleet = try StoreOption.fleet(args)
         let selection = try FleetSelection.inputs(args, fleet: fleet, command: "report")
+        let setup = try AuditSetup.load(args, io: io)
         var inputs = AuditInputs(selection.inputs)
         inputs.keys = try KeyLogOption.load(args, io: io)
         inputs.strict = args.flag("--strict")

@@ -90,18 +90,24 @@ enum FleetSelection {
     /// The inputs of a reader that takes sessions: the positionals, or with `--store` and none of
     /// them, the sessions `--app`, `--versions` and `--since` select (then also that filter).
     static func inputs(_ args: ParsedArguments, fleet: PostgresFleet?, command: String) throws -> (inputs: [String], sessions: [FleetSessionInfo]?) {
-        let selecting = args.value("--versions") != nil || args.value("--since") != nil
-        if !args.positionals.isEmpty {
-            if selecting { throw UsageError("--versions and --since select fleet sessions in place of inputs: give one or the other") }
-            return (args.positionals, nil)
-        }
-        guard let fleet, selecting || args.value("--app") != nil else {
-            throw UsageError("'\(command)' needs inputs, or --store URL with --app, --versions or --since")
-        }
+        try checkUsage(args, command: command)
+        if !args.positionals.isEmpty { return (args.positionals, nil) }
+        guard let fleet else { throw UsageError("'\(command)' needs inputs, or --store URL with --app, --versions or --since") }
         let filter = try filter(args)
         let sessions = try StoreOption.clarified { () throws(StoreError) in try fleet.sessions(filter) }
         guard !sessions.isEmpty else { throw CLIError("no session in the fleet store \(fleet.display) matches \(describe(filter))") }
         return (sessions.map(\.id), sessions)
+    }
+
+    /// Inputs, or a selection of fleet sessions: one or the other (checked before connecting).
+    static func checkUsage(_ args: ParsedArguments, command: String) throws {
+        let selecting = args.value("--versions") != nil || args.value("--since") != nil
+        if !args.positionals.isEmpty, selecting {
+            throw UsageError("--versions and --since select fleet sessions in place of inputs: give one or the other")
+        }
+        if args.positionals.isEmpty, args.value("--store") == nil || !(selecting || args.value("--app") != nil) {
+            throw UsageError("'\(command)' needs inputs, or --store URL with --app, --versions or --since")
+        }
     }
 
     /// `app Lumo, versions 1.2, 1.3, since 2026-10-01T00:00:00.000Z`.

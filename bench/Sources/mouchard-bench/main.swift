@@ -24,6 +24,7 @@ let benchmarks: [Benchmark] = [
     trackerLookupBenchmark,
     inspectBenchmark,
     harBenchmark,
+    fleetGatewayBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
