@@ -6,7 +6,9 @@
 # does, into a local session uploaded to the fleet store (what `mouchard gateway --store` does).
 #  1. Full speed, N from GATEWAYS: flows/s recorded and uploaded within the window, upload latency
 #     (local commit to PostgreSQL commit) p50/p99, what was left to upload at the end and how long it
-#     took; against the peer, the same gateways with the SQLite store alone (no --store).
+#     took; against the peer, the same gateways with the SQLite store alone (no --store). Also the
+#     CPU time per flow of the gateways and of the server (all its processes), and the flows/s two
+#     idle cores would take at that cost: on a loaded machine the wall-clock rates are shares.
 #  2. Paced: GATEWAYS_PACED gateways at total offered rates from RATES: the rate where the upload
 #     stops keeping up (uploaded in the window below 95% of what was recorded, or a backlog left).
 #  3. The proxy's requests/s with the SQLite store and with --store (wrk plain HTTP, 64 connections;
@@ -60,8 +62,8 @@ chown "$(stat -c %U "$work")": "$work/sock"
   -c max_wal_size=4GB -c max_connections=100 >"$work/postgres.log" 2>&1 &
 for _ in $(seq 100); do "$bin/psql" -h "$work/sock" -U mouchard -d postgres -Atc "SELECT 1" >/dev/null 2>&1 && break; sleep 0.2; done
 psql_() { "$bin/psql" -h "$work/sock" -U mouchard -d "$1" -Atc "$2"; }
-db_n=0
-fresh_db() { db_n=$((db_n + 1)); psql_ postgres "CREATE DATABASE fleet$db_n" >/dev/null; echo "postgresql://mouchard@/fleet$db_n?host=$work/sock"; }
+# A new database per run (named by the clock: this runs in a subshell, a counter would not move).
+fresh_db() { local name="fleet_$(date +%s%N)"; psql_ postgres "CREATE DATABASE $name" >/dev/null; echo "postgresql://mouchard@/$name?host=$work/sock"; }
 
 echo "PostgreSQL $("$bin/postgres" --version | awk '{print $3}'), fsync on, synchronous_commit on; $(nproc) cores; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -76,6 +78,7 @@ gateways() {
     [ -z "$rate" ] || args+=(--rate "$(awk -v r="$rate" -v n="$n" 'BEGIN{printf "%.1f", r/n}')")
     "$bench" "${args[@]}" >"$work/runs/$g.json" 2>"$work/runs/$g.err" &
     gpids+=($!)
+    pids+=($!)
   done
   for p in "${gpids[@]}"; do wait "$p"; done
   rm -rf "$work"/runs/j*
@@ -84,24 +87,37 @@ gateways() {
 field() { grep -ho "\"$1\":[0-9.]*" "$work"/runs/*.json | cut -d: -f2; }
 sum() { field "$1" | awk '{s+=$1} END {printf "%.0f", s}'; }
 max() { field "$1" | awk 'BEGIN{m=0} {if ($1>m) m=$1} END {printf "%.2f", m}'; }
+# Drops a run's database once measured, so that autovacuum does not work on it during the next run.
+drop_db() { local db=${1#*@/}; psql_ postgres "DROP DATABASE ${db%%\?*}" >/dev/null; }
 exactly_once() { # URL recorded → yes/NO
   local db=${1#*@/}; db=${db%%\?*}
   local got; got=$(psql_ "$db" "SELECT (SELECT count(*) FROM mouchard.flows) || ' ' || (SELECT count(DISTINCT (session_id, id)) FROM mouchard.flows) || ' ' || (SELECT coalesce(sum(flows),0) FROM mouchard.sessions)")
   [ "$got" = "$2 $2 $2" ] && echo yes || echo "NO ($got for $2)"
 }
 
+# CPU seconds of the server so far: the postmaster and its children that exited (backends).
+server_cpu() { awk '{printf "%.2f", ($14+$15+$16+$17)/100}' "/proc/$(head -1 "$work/pg/postmaster.pid")/stat"; }
 echo
 echo "== 1. full speed, ${SECS}s: fleet store (local session + upload) vs the SQLite store alone"
-printf "%-9s %-8s %12s %12s %10s %10s %9s %9s %8s %s\n" gateways store "recorded/s" "uploaded/s" "up p50" "up p99" "left" "drain" "app p99" "exactly once"
+printf "%-9s %-8s %11s %11s %9s %9s %7s %7s %8s %-12s %s\n" gateways store "recorded/s" "uploaded/s" "up p50" "up p99" "left" "drain" \
+  "app p99" "us CPU/flow" "2-core flows/s, exactly once"
 for n in $GATEWAYS; do
   gateways "$n" none "$SECS"
   sqlite_rate=$(sum recorded_per_s)
-  printf "%-9s %-8s %12s %12s %10s %10s %9s %9s %8s %s\n" "$n" sqlite "$sqlite_rate" - - - - - "$(max append_p99_ms)ms" -
+  cpu=$(awk -v c="$(field cpu_s | awk '{s+=$1} END {print s}')" -v f="$(sum flows)" 'BEGIN{printf "%.1f", c / f * 1e6}')
+  printf "%-9s %-8s %11s %11s %9s %9s %7s %7s %8s %-12s %s\n" "$n" sqlite "$sqlite_rate" - - - - - "$(max append_p99_ms)ms" "$cpu" \
+    "$(awk -v c="$cpu" 'BEGIN{printf "%.0f", 2e6 / c}')"
   url=$(fresh_db)
+  before=$(server_cpu)
   gateways "$n" "$url" "$SECS"
-  printf "%-9s %-8s %12s %12s %10s %10s %9s %9s %8s %s\n" "$n" postgres "$(sum recorded_per_s)" "$(sum uploaded_per_s)" \
-    "$(max upload_p50_ms)ms" "$(max upload_p99_ms)ms" "$(sum left)" "$(max drain_s)s" "$(max append_p99_ms)ms" "$(exactly_once "$url" "$(sum flows)")"
-  echo "full $n $sqlite_rate $(sum recorded_per_s) $(sum uploaded_per_s) $(sum findings)" >> "$work/results"
+  sleep 1
+  gw=$(awk -v c="$(field cpu_s | awk '{s+=$1} END {print s}')" -v f="$(sum flows)" 'BEGIN{printf "%.1f", c / f * 1e6}')
+  db=$(awk -v a="$before" -v b="$(server_cpu)" -v f="$(sum flows)" 'BEGIN{printf "%.1f", (b - a) / f * 1e6}')
+  printf "%-9s %-8s %11s %11s %9s %9s %7s %7s %8s %-12s %s, %s\n" "$n" postgres "$(sum recorded_per_s)" "$(sum uploaded_per_s)" \
+    "$(max upload_p50_ms)ms" "$(max upload_p99_ms)ms" "$(sum left)" "$(max drain_s)s" "$(max append_p99_ms)ms" "$gw+$db" \
+    "$(awk -v g="$gw" -v d="$db" 'BEGIN{printf "%.0f", 2e6 / (g + d)}')" "$(exactly_once "$url" "$(sum flows)")"
+  echo "full $n $sqlite_rate $(sum recorded_per_s) $(sum uploaded_per_s) $(sum findings) $gw $db" >> "$work/results"
+  drop_db "$url"
 done
 
 echo
@@ -111,13 +127,17 @@ for rate in $RATES; do
   url=$(fresh_db)
   gateways "$GATEWAYS_PACED" "$url" "$SECS" "$rate"
   rec=$(sum recorded_per_s); up=$(sum uploaded_per_s)
-  keeps=$(awk -v r="$rec" -v u="$up" -v d="$(max drain_s)" 'BEGIN{print (u >= 0.95 * r && d < 2) ? "yes" : "no"}')
+  # Kept up: what was recorded went up within the window (95%) and the rest within 2 s. When the
+  # gateways cannot even record the offered rate, the machine is saturated before the store is.
+  keeps=$(awk -v o="$rate" -v r="$rec" -v u="$up" -v d="$(max drain_s)" \
+    'BEGIN{print (r < 0.9 * o ? "gateways saturated" : ((u >= 0.95 * r && d < 2) ? "yes" : "no"))}')
   printf "%-10s %12s %12s %8s %10s %10s %9s %s (exactly once: %s)\n" "$rate" "$rec" "$up" \
-    "$(awk -v r="$rec" -v u="$up" 'BEGIN{printf "%.2f", r > 0 ? u / r : 0}')" "$(max upload_p50_ms)ms" "$(max upload_p99_ms)ms" \
+    "$(awk -v r="$rec" -v u="$up" 'BEGIN{printf "%.2f", (r > 0 ? u / r : 0)}')" "$(max upload_p50_ms)ms" "$(max upload_p99_ms)ms" \
     "$(max drain_s)s" "$keeps" "$(exactly_once "$url" "$(sum flows)")"
   echo "paced $rate $rec $up $keeps" >> "$work/results"
+  drop_db "$url"
 done
-awk '$1=="full" {printf "full speed, %s gateway(s): uploaded %s flows/s (%s findings in all); fleet/SQLite recording ratio %.2f\n", $2, $5, $6, $3 > 0 ? $4/$3 : 0}
+awk '$1=="full" {printf "full speed, %s gateway(s): uploaded %s flows/s (%s findings in all); fleet/SQLite recording ratio %.2f; CPU per flow: gateway %s us + server %s us, so 2 idle cores would take about %.0f flows/s\n", $2, $5, $6, ($3 > 0 ? $4 / $3 : 0), $7, $8, 2e6 / ($7 + $8)}
      $1=="paced" && $5=="yes" {k=$2} END {print "highest paced rate kept up with: " (k ? k : "none") " flows/s"}' "$work/results"
 
 [ "$PROXY" = 0 ] && exit 0

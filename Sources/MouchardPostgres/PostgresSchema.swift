@@ -115,6 +115,7 @@ enum PostgresSchema {
         first timestamp := date_trunc('month', start AT TIME ZONE 'UTC');
         suffix text := to_char(first, 'YYYY_MM');
         t text;
+        c text;
     BEGIN
         -- The month's partitions exist (destinations' is made last): no lock on the parents.
         IF to_regclass(format('mouchard.%I', 'destinations_' || suffix)) IS NOT NULL THEN
@@ -125,6 +126,15 @@ enum PostgresSchema {
             IF to_regclass(format('mouchard.%I', t || '_' || suffix)) IS NULL THEN
                 EXECUTE format('CREATE TABLE mouchard.%I PARTITION OF mouchard.%I FOR VALUES FROM (%L) TO (%L)',
                                t || '_' || suffix, t, first AT TIME ZONE 'UTC', (first + interval '1 month') AT TIME ZONE 'UTC');
+                -- No statistics for what no query filters on: ANALYZE would sort bodies and JSON for nothing.
+                FOREACH c IN ARRAY CASE t
+                    WHEN 'flows' THEN ARRAY['req_headers', 'req_body', 'resp_headers', 'resp_body', 'extras', 'url',
+                                            'req_target', 'error', 'tls_alpn']
+                    WHEN 'findings' THEN ARRAY['json']
+                    WHEN 'dns' THEN ARRAY['addresses', 'cnames']
+                    ELSE ARRAY[]::text[] END LOOP
+                    EXECUTE format('ALTER TABLE mouchard.%I ALTER COLUMN %I SET STATISTICS 0', t || '_' || suffix, c);
+                END LOOP;
             END IF;
         END LOOP;
     END
