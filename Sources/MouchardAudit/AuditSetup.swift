@@ -98,6 +98,6 @@ extension AuditSetup {
 
     /// True when a finding's category is one of `categories` (or `any` was given).
     public static func failOnMatches(_ categories: Set<String>, _ findings: [Finding]) -> Bool {
-        !categories.isEmpty && findings.contains { categories.contains("any") || categories.contains($0.category) }
+        !categories.isEmpty && findings.contains { categories.contains("any") || categories.contains($0.category.rawValue) }
     }
 }

@@ -14,8 +14,14 @@ public struct DestinationInfo: Sendable, Hashable {
     public var service: String?
     /// Why the host is first or third party (`PartyReason`), when the attributor knows.
     public var partyReason: String?
+    /// How far the directory's attribution of the host was checked: `verified` (against its source) or
+    /// `unverified` (named from knowledge); nil when the directory does not know the host.
+    public var attributionBasis: String?
+    /// The date (`YYYY-MM-DD`) a verified attribution was checked.
+    public var attributionChecked: String?
     public init(company: String? = nil, category: String? = nil, thirdParty: Bool, owner: String? = nil,
-                ownerCountry: String? = nil, service: String? = nil, partyReason: String? = nil) {
+                ownerCountry: String? = nil, service: String? = nil, partyReason: String? = nil,
+                attributionBasis: String? = nil, attributionChecked: String? = nil) {
         self.company = company
         self.category = category
         self.thirdParty = thirdParty
@@ -23,5 +29,7 @@ public struct DestinationInfo: Sendable, Hashable {
         self.ownerCountry = ownerCountry
         self.service = service
         self.partyReason = partyReason
+        self.attributionBasis = attributionBasis
+        self.attributionChecked = attributionChecked
     }
 }

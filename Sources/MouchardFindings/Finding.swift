@@ -3,8 +3,8 @@
 /// The JSON shape is the contract of docs/findings.md (its contract fields never change);
 /// the extra fields (`flow`, `confidence`, `severity`, `description`, `time`, ...) are additions.
 public struct Finding: Sendable, Hashable, Codable {
-    /// `device-id`, `contacts`, `location`, `phone-number`, `email`, `name`, `credentials`.
-    public var category: String
+    /// The kind of personal data (`device-id`, `location`, ... in the JSON).
+    public var category: FindingCategory
     /// The data type: `idfa`, `imei`, `email`, `coordinates`, `contact-phone`, ...
     public var type: String
     public var request: FindingRequest
@@ -37,7 +37,7 @@ public struct Finding: Sendable, Hashable, Codable {
 extension Finding {
     /// The synthesized memberwise initializer, for other modules (it is internal). It lives in an
     /// extension, and takes an unused last parameter, so that it does not replace the synthesized one.
-    public init(category: String, type: String, request: FindingRequest, destination: FindingDestination,
+    public init(category: FindingCategory, type: String, request: FindingRequest, destination: FindingDestination,
                 where: String, encoding: String, evidence: String, rule: String, transport: String,
                 flow: Int? = nil, confidence: Double? = nil, severity: Severity? = nil, description: String? = nil,
                 time: String? = nil, inner: String? = nil, _: Void = ()) {

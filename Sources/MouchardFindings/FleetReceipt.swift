@@ -4,8 +4,7 @@ public struct FleetReceipt: Sendable, Hashable, Codable {
     /// The app and version the sessions were recorded for ("" when a session did not say).
     public var app: String
     public var appVersion: String
-    /// `device-id`, `location`, ...
-    public var category: String
+    public var category: FindingCategory
     /// The company behind the hosts (the tracker directory's brand), or the host when unknown.
     public var company: String
     /// The hosts of that company that received it.
@@ -15,7 +14,7 @@ public struct FleetReceipt: Sendable, Hashable, Codable {
     /// In how many sessions.
     public var sessions: Int
 
-    public init(app: String, appVersion: String, category: String, company: String, hosts: [String], thirdParty: Bool,
+    public init(app: String, appVersion: String, category: FindingCategory, company: String, hosts: [String], thirdParty: Bool,
                 findings: Int, sessions: Int) {
         self.app = app
         self.appVersion = appVersion

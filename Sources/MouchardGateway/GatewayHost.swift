@@ -45,6 +45,11 @@ public struct GatewayHost: Sendable {
             throw error
         }
         if let w = commands.flushConntrack(plan.phoneNetworks) { warnings.append(w) }
+        if let chains = commands.nftChainsJSON() {
+            let dropping = ForwardPolicyCheck.droppingChains(nftChainsJSON: chains,
+                                                             ownTable: (NftablesRules.family, NftablesRules.table))
+            warnings += ForwardPolicyCheck.warnings(droppingChains: dropping, phoneSide: plan.phoneSide)
+        }
         return (state, warnings)
     }
 

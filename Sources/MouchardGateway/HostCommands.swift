@@ -61,6 +61,12 @@ public struct HostCommands: Sendable {
         ((try? run("nft", ["list", "table"] + qualified.split(separator: " ").map(String.init)))?.status ?? 1) == 0
     }
 
+    /// The text of `nft -j list chains` (every table's chains as JSON), nil when nft cannot list them.
+    public func nftChainsJSON() -> String? {
+        guard let r = try? run("nft", ["-j", "list", "chains"]), r.status == 0 else { return nil }
+        return r.output
+    }
+
     /// Forgets the conntrack entries of `networks` (new NAT decisions apply to live flows too).
     /// Returns a warning when conntrack is missing or failed; never throws.
     public func flushConntrack(_ networks: [IPNetwork]) -> String? {

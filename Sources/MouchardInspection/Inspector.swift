@@ -183,7 +183,7 @@ public struct Inspector: Sendable {
 /// What the detections of one profile target say (rule, words, severity, confidence), built once
 /// per target when the inspector is made (a class: one retain per hit).
 private final class TargetWords: Sendable {
-    let category: String
+    let category: FindingCategory
     let type: String
     let transform: ValueTransform
     /// The target's transform, first in the encoding chain (`md5`, `base64`...), nil for `plain`.
@@ -226,7 +226,7 @@ private final class TargetWords: Sendable {
 /// request's set, kept or replaced, filtered and read again for the finding, and a copy is then
 /// one retain instead of one per string.
 public struct Detection: Sendable, Hashable {
-    public var category: String { get { box.category } set { unique().category = newValue } }
+    public var category: FindingCategory { get { box.category } set { unique().category = newValue } }
     public var type: String { get { box.type } set { unique().type = newValue } }
     public var origin: FieldOrigin { get { box.origin } set { unique().origin = newValue } }
     public var encoding: String { get { box.encoding } set { unique().encoding = newValue } }
@@ -251,7 +251,7 @@ public struct Detection: Sendable, Hashable {
         public var inner: String?
     }
 
-    public init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
+    public init(category: FindingCategory, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
                 confidence: Double, severity: Severity, what: String, whereOverride: Place? = nil) {
         box = Box(category: category, type: type, origin: origin, encoding: encoding, evidence: evidence, rule: rule,
                   confidence: confidence, severity: severity, what: what, whereOverride: whereOverride, coordinate: nil)
@@ -277,13 +277,13 @@ public struct Detection: Sendable, Hashable {
         /// `maskEvidence(evidence)` when known in advance (not part of equality: it follows from `evidence`).
         var maskedEvidence: String?
 
-        var category: String { get { words.category } set { words = words.with(category: newValue) } }
+        var category: FindingCategory { get { words.category } set { words = words.with(category: newValue) } }
         var type: String { get { words.type } set { words = words.with(type: newValue) } }
         var rule: String { get { words.rule } set { words = words.with(rule: newValue) } }
         var severity: Severity { get { words.severity } set { words = words.with(severity: newValue) } }
         var what: String { get { words.what } set { words = words.with(what: newValue) } }
 
-        convenience init(category: String, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
+        convenience init(category: FindingCategory, type: String, origin: FieldOrigin, encoding: String, evidence: String, rule: String,
                          confidence: Double, severity: Severity, what: String, whereOverride: Place?, coordinate: Coordinate?) {
             self.init(words: DetectionWords(category: category, type: type, rule: rule, severity: severity, what: what),
                       origin: origin, encoding: encoding, evidence: evidence, confidence: confidence,
@@ -374,7 +374,7 @@ public struct Detection: Sendable, Hashable {
             place = Place(location: commaPair(group.prefix, a.key, b.key), inner: nil)
         }
         let origin = FieldOrigin(location: place.location, inner: place.inner, decodings: group.decodings, key: a.key)
-        var d = Detection(category: "location", type: "coordinates", origin: origin, encoding: origin.encodingChain(),
+        var d = Detection(category: .location, type: "coordinates", origin: origin, encoding: origin.encodingChain(),
                           evidence: CoordinateText.pair(a.value, decimals: a.decimals, b.value, decimals: b.decimals), rule: rule, confidence: confidence,
                           severity: .high, what: "The device's location", whereOverride: place)
         d.coordinate = Coordinate(latitude: a.value, longitude: b.value)
@@ -397,7 +397,7 @@ public struct Detection: Sendable, Hashable {
 /// category, type, rule, severity and description, shared by every detection of it, so that a
 /// detection holds one reference to them instead of five strings.
 final class DetectionWords: Sendable {
-    let category: String
+    let category: FindingCategory
     let type: String
     let rule: String
     let severity: Severity
@@ -408,7 +408,7 @@ final class DetectionWords: Sendable {
     /// `DetectionSet` holds the detections of one inspector only.)
     let isInterned: Bool
 
-    init(category: String, type: String, rule: String, severity: Severity, what: String, isInterned: Bool = false) {
+    init(category: FindingCategory, type: String, rule: String, severity: Severity, what: String, isInterned: Bool = false) {
         self.category = category
         self.type = type
         self.rule = rule
@@ -428,10 +428,10 @@ final class DetectionWords: Sendable {
     /// Hands out one interned `DetectionWords` per (category, type), whose other words must follow
     /// from these two (as a profile target's do).
     struct Interner {
-        private var words: [String: [DetectionWords]] = [:]
+        private var words: [FindingCategory: [DetectionWords]] = [:]
 
         /// The words of `category` and `type`, made with the others given the first time.
-        mutating func words(category: String, type: String, rule: String, severity: Severity, what: String) -> DetectionWords {
+        mutating func words(category: FindingCategory, type: String, rule: String, severity: Severity, what: String) -> DetectionWords {
             if let same = words[category]?.first(where: { $0.type == type }) { return same }
             let made = DetectionWords(category: category, type: type, rule: rule, severity: severity, what: what, isInterned: true)
             words[category, default: []].append(made)
@@ -440,7 +440,7 @@ final class DetectionWords: Sendable {
     }
 
     /// These words with the ones given replaced.
-    func with(category: String? = nil, type: String? = nil, rule: String? = nil, severity: Severity? = nil,
+    func with(category: FindingCategory? = nil, type: String? = nil, rule: String? = nil, severity: Severity? = nil,
               what: String? = nil) -> DetectionWords {
         DetectionWords(category: category ?? self.category, type: type ?? self.type, rule: rule ?? self.rule,
                        severity: severity ?? self.severity, what: what ?? self.what)
@@ -453,7 +453,7 @@ final class DetectionWords: Sendable {
 struct DetectionSet {
     /// (category, type, where): compared field by field, no joined string per detection.
     private struct Key: Hashable {
-        var category: String
+        var category: FindingCategory
         var type: String
         var where_: String
     }
@@ -529,7 +529,7 @@ struct DetectionSet {
             return kept
         }
         struct Place: Hashable {
-            var category: String
+            var category: FindingCategory
             var where_: String
             var inner: String?
             var evidence: String
@@ -577,14 +577,14 @@ extension NumberGroup {
     }
 }
 
-func severity(of category: String) -> Severity {
+func severity(of category: FindingCategory) -> Severity {
     switch category {
-    case "device-id", "location", "contacts", "credentials": .high
+    case .deviceID, .location, .contacts, .credentials: .high
     default: .medium
     }
 }
 
-func describe(category: String, type: String) -> String {
+func describe(category: FindingCategory, type: String) -> String {
     typeDescriptions[type] ?? "A \(category) value (\(type))"
 }
 

@@ -37,6 +37,8 @@ public struct TrackerAttribution: DestinationAttributing {
         let decision = policy.decide(host: host)
         var info = DestinationInfo(thirdParty: !decision.isFirstParty, partyReason: decision.reason.description)
         guard let entry = trackers?.lookup(host: host) else { return info }
+        info.attributionBasis = entry.basis.rawValue
+        info.attributionChecked = entry.checked
         if entry.isTracker {
             info.company = entry.brand
             info.category = entry.category.rawValue

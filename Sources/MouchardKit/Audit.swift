@@ -25,33 +25,22 @@ public struct Audit: Sendable, CustomStringConvertible {
     }
 
     /// The findings of `category` (all when nil) that went `to` whom.
-    public func findings(_ category: DataCategory? = nil, to party: Party = .anyone) -> FindingList {
+    public func findings(_ category: FindingCategory? = nil, to party: Party = .anyone) -> FindingList {
         FindingList(findings.items.filter { f in
-            (category.map { $0.rawValue == f.finding.category } ?? true) && party.includes(f.finding.destination)
+            (category.map { $0 == f.finding.category } ?? true) && party.includes(f.finding.destination)
         })
     }
 
-    /// Findings per category name (`device-id`...), destination host, company (nil key: unknown owner).
-    public var byCategory: [String: FindingList] { grouped { $0.category } }
+    /// Findings per category, destination host, company (`(unknown owner)` when unknown).
+    public var byCategory: [FindingCategory: FindingList] { grouped { $0.category } }
     public var byDestination: [String: FindingList] { grouped { $0.destination.host } }
     public var byCompany: [String: FindingList] { grouped { $0.destination.tracker ?? "(unknown owner)" } }
 
-    private func grouped(_ key: (Finding) -> String) -> [String: FindingList] {
+    private func grouped<Key: Hashable>(_ key: (Finding) -> Key) -> [Key: FindingList] {
         Dictionary(grouping: findings.items, by: { key($0.finding) }).mapValues(FindingList.init)
     }
 
     public var description: String { "audit of \(flows.count) flows: \(findings)" }
-}
-
-/// The kinds of personal data Mouchard looks for (the `category` of a finding).
-public enum DataCategory: String, Sendable, CaseIterable {
-    case deviceID = "device-id"
-    case contacts
-    case location
-    case phoneNumber = "phone-number"
-    case email
-    case name
-    case credentials
 }
 
 /// Who received a finding's data.

@@ -23,7 +23,7 @@ extension PostgresFleet {
                 GROUP BY 1, 2, 3, 4
                 ORDER BY 1, 2, 3, 7 DESC, 4
                 """, parameters).rows { r throws(StoreError) in
-                FleetReceipt(app: r.text(0), appVersion: r.text(1), category: r.text(2), company: r.text(3),
+                FleetReceipt(app: r.text(0), appVersion: r.text(1), category: FindingCategory(rawValue: r.text(2)), company: r.text(3),
                              hosts: r.text(4).split(separator: Character(separator)).map(String.init).sorted(),
                              thirdParty: r.int(5) != 0, findings: r.int(6), sessions: r.int(7))
             }

@@ -29,7 +29,7 @@ public final class LiveAudit: Sendable {
     public struct Summary: Sendable, Hashable {
         public var flows = 0
         public var findings = 0
-        public var findingsByCategory: [String: Int] = [:]
+        public var findingsByCategory: [FindingCategory: Int] = [:]
         public var hosts: Set<String> = []
         public var storeErrors = 0
     }

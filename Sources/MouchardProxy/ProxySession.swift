@@ -246,7 +246,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         if let u = upstream, u.target == target, u.isUsable { return }
         upstream?.close()
         upstream = nil
-        if let pooled = context.pool.take(target, for: self) {
+        if let pooled = context.pool.take(target, serverName: target.tls ? interception?.serverName : nil, for: self) {
             upstream = pooled
             return
         }

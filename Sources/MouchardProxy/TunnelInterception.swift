@@ -130,8 +130,8 @@ final class TunnelInterception {
             provideIdentity(server: server, interceptor: interceptor, names: nil, session: session)
             return
         }
-        if hello.serverName == nil || hello.serverName == target.host,
-           let pooled = session.context.pool.take(tlsTarget, for: session), pooled.tls?.session.peerNames != nil {
+        if let pooled = session.context.pool.take(tlsTarget, serverName: hello.serverName, for: session),
+           pooled.tls?.session.peerNames != nil {
             session.upstream = pooled
             upstreamReady(pooled, session: session)
             return

@@ -38,8 +38,9 @@ final class UpstreamLink: StreamConnectionDelegate {
     /// The SNI sent to the origin (nil when none was sent).
     var serverName: String?
 
-    /// A TLS link whose SNI is its host (or absent): another tunnel to the same host may reuse it.
-    var isPoolableTLS: Bool { tls != nil && (serverName == nil || serverName == target.host) }
+    /// A TLS link: another tunnel to the same target with the same SNI may reuse it (the pool's key
+    /// holds both).
+    var isPoolableTLS: Bool { tls != nil }
     /// True when this connection already served an exchange (a reused connection may have been
     /// closed by the origin meanwhile, so a failure before any response byte may be retried).
     var servedExchanges = 0

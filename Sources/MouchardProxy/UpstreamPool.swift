@@ -1,16 +1,25 @@
-/// Idle keep-alive connections to origins, per event loop, keyed by target (LIFO, bounded,
-/// closed after an idle timeout or as soon as the origin sends or closes anything).
+/// Idle keep-alive connections to origins, per event loop, keyed by target and the SNI sent to it
+/// (LIFO, bounded, closed after an idle timeout or as soon as the origin sends or closes anything).
+/// The SNI is part of the key because a transparent (gateway) target is the origin's address, which
+/// may serve several names: a connection verified for one name never serves another.
 final class UpstreamPool: UpstreamLinkOwner {
-    private var idle: [UpstreamTarget: [UpstreamLink]] = [:]
+    private struct Key: Hashable {
+        var target: UpstreamTarget
+        var serverName: String?
+    }
+
+    private var idle: [Key: [UpstreamLink]] = [:]
     let maxPerTarget: Int
     private(set) var count = 0
 
     init(maxPerTarget: Int) { self.maxPerTarget = maxPerTarget }
 
-    /// A usable idle connection to `target`, now owned by `owner`; nil when none.
-    func take(_ target: UpstreamTarget, for owner: UpstreamLinkOwner) -> UpstreamLink? {
-        while var list = idle[target], let link = list.popLast() {
-            idle[target] = list.isEmpty ? nil : list
+    /// A usable idle connection to `target` that sent `serverName` as its SNI (nil: none, or no
+    /// TLS), now owned by `owner`; nil when none.
+    func take(_ target: UpstreamTarget, serverName: String?, for owner: UpstreamLinkOwner) -> UpstreamLink? {
+        let key = Key(target: target, serverName: serverName)
+        while var list = idle[key], let link = list.popLast() {
+            idle[key] = list.isEmpty ? nil : list
             count -= 1
             if link.isUsable {
                 link.owner = owner
@@ -27,7 +36,8 @@ final class UpstreamPool: UpstreamLinkOwner {
             link.close()
             return
         }
-        var list = idle[link.target] ?? []
+        let key = Key(target: link.target, serverName: link.serverName)
+        var list = idle[key] ?? []
         if list.count >= maxPerTarget {
             link.close()
             return
@@ -35,13 +45,13 @@ final class UpstreamPool: UpstreamLinkOwner {
         link.owner = self
         link.idleSince = now
         list.append(link)
-        idle[link.target] = list
+        idle[key] = list
         count += 1
     }
 
     /// Closes connections idle for longer than `limit` ms.
     func sweep(now: UInt64, limit: UInt64) {
-        for (target, list) in idle {
+        for (key, list) in idle {
             let keep = list.filter { link in
                 if now - link.idleSince > limit || !link.isUsable {
                     link.close()
@@ -50,7 +60,7 @@ final class UpstreamPool: UpstreamLinkOwner {
                 return true
             }
             count -= list.count - keep.count
-            idle[target] = keep.isEmpty ? nil : keep
+            idle[key] = keep.isEmpty ? nil : keep
         }
     }
 
@@ -62,10 +72,11 @@ final class UpstreamPool: UpstreamLinkOwner {
 
     private func remove(_ link: UpstreamLink) {
         link.close()
-        guard var list = idle[link.target], let i = list.firstIndex(where: { $0 === link }) else { return }
+        let key = Key(target: link.target, serverName: link.serverName)
+        guard var list = idle[key], let i = list.firstIndex(where: { $0 === link }) else { return }
         list.remove(at: i)
         count -= 1
-        idle[link.target] = list.isEmpty ? nil : list
+        idle[key] = list.isEmpty ? nil : list
     }
 
     // An idle connection that speaks or closes is useless.

@@ -9,12 +9,12 @@ import MouchardInspection
 public struct AuditDiff: Sendable, Hashable, Codable {
     /// One category × destination × company.
     public struct LeakKey: Sendable, Hashable, Codable, Comparable {
-        public var category: String
+        public var category: FindingCategory
         public var host: String
         public var company: String?
 
         public static func < (a: LeakKey, b: LeakKey) -> Bool {
-            (a.category, a.host, a.company ?? "") < (b.category, b.host, b.company ?? "")
+            (a.category.rawValue, a.host, a.company ?? "") < (b.category.rawValue, b.host, b.company ?? "")
         }
     }
 

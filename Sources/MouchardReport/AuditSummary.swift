@@ -1,4 +1,5 @@
 import Foundation
+import MouchardFindings
 import MouchardInspection
 
 /// The one summary of an audit that `scan` and `report` both print: verdict numbers, per-category
@@ -28,7 +29,7 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         /// Requests with at least one finding.
         public var leakingRequests: Int
         /// Categories found, most findings first.
-        public var categoriesFound: [String]
+        public var categoriesFound: [FindingCategory]
         /// Named companies that received personal data.
         public var companies: [String]
         /// Hosts with findings whose owner is unknown (third parties).
@@ -52,7 +53,7 @@ public struct AuditSummary: Sendable, Hashable, Codable {
 
     /// Findings of one category.
     public struct CategoryCount: Sendable, Hashable, Codable {
-        public var category: String
+        public var category: FindingCategory
         public var findings: Int
         public var requests: Int
         public var hosts: Int
@@ -75,7 +76,7 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         public var bytesSent: Int
         public var bytesReceived: Int
         public var findings: Int
-        public var categories: [String]
+        public var categories: [FindingCategory]
         /// Addresses seen for the host (DNS answers, then server addresses of its flows), at most 8.
         public var addresses: [String]
         /// The tracker brand's company family (`AppLovin` for Adjust) and its country, from the directory.
@@ -85,6 +86,11 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         public var service: String? = nil
         /// Why the host is first or third party.
         public var partyReason: String? = nil
+        /// `verified` or `unverified`: whether the directory's attribution (company or service) was checked
+        /// against its source; nil for hosts the directory does not know.
+        public var attributionBasis: String? = nil
+        /// When a verified attribution was checked (`YYYY-MM-DD`).
+        public var attributionChecked: String? = nil
 
         /// `Adjust (AppLovin)`, `AppsFlyer`, nil for an unknown host.
         public var companyAndOwner: String? { company.map { TrackerEntry.brandAndCompany(brand: $0, company: owner) } }
@@ -92,7 +98,7 @@ public struct AuditSummary: Sendable, Hashable, Codable {
 
     /// Findings per (category, company): rows are categories, columns companies.
     public struct DataFlowMatrix: Sendable, Hashable, Codable {
-        public var categories: [String]
+        public var categories: [FindingCategory]
         /// Company names; hosts of unknown owner appear as their host name; overflow as `others (N ...)`.
         public var companies: [String]
         /// `cells[row][column]` = findings of `categories[row]` sent to `companies[column]`.
@@ -115,7 +121,7 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         public var requests: Int
         public var findings: Int
         /// Categories found in this bucket.
-        public var categories: [String]
+        public var categories: [FindingCategory]
     }
 
     /// A host named in DNS answers or a TLS ClientHello but never seen carrying a readable request.

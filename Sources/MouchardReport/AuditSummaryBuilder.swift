@@ -1,8 +1,8 @@
 import Foundation
 import MouchardFindings
 import MouchardFlow
-import MouchardWire
 import MouchardInspection
+import MouchardWire
 
 extension AuditSummary {
     /// Builds the summary of an audit from what the sources and the inspector produced.
@@ -86,7 +86,7 @@ public struct AuditSummaryBuilder {
         var bytesReceived = 0
         var transports: Set<DestinationTransport> = []
         var findings = 0
-        var categories: Set<String> = []
+        var categories: Set<FindingCategory> = []
         var firstSeen: Date?
         var addresses: [String] = []
     }
@@ -114,7 +114,7 @@ public struct AuditSummaryBuilder {
     private static func update<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
 
     private struct PatternKey: Hashable {
-        var category: String, host: String, type: String, where_: String, encoding: String
+        var category: FindingCategory, host: String, type: String, where_: String, encoding: String
     }
 
     /// One cell of the time histogram the timeline is cut from at the end.
@@ -142,7 +142,7 @@ public struct AuditSummaryBuilder {
     private var leakingRequests = 0
     private var looseLeaking = Set<RequestKey>()
     private var looseRequestsByHost: [String: Set<RequestKey>] = [:]
-    private var perCategory: [String: CategoryTally] = [:]
+    private var perCategory: [FindingCategory: CategoryTally] = [:]
     private var patternIndex: [PatternKey: Int] = [:]
     private var patternList: [FindingPattern] = []
     private var patternKeys: [PatternKey] = []
@@ -152,7 +152,7 @@ public struct AuditSummaryBuilder {
     private var cleartext = 0, encrypted = 0, metadata = 0
     private var bins: [Int64: TimeBin] = [:]
     private var binWidth = 0.001
-    private var categoryBits: [String: Int] = [:]
+    private var categoryBits: [FindingCategory: Int] = [:]
 
     private mutating func see(_ d: Date) {
         if start.map({ d < $0 }) ?? true { start = d }
@@ -176,7 +176,7 @@ public struct AuditSummaryBuilder {
         Self.update(&bins[key, default: TimeBin()], body)
     }
 
-    private mutating func categoryBit(_ c: String) -> UInt64 {
+    private mutating func categoryBit(_ c: FindingCategory) -> UInt64 {
         if let i = categoryBits[c] { return 1 << UInt64(i) }
         guard categoryBits.count < 64 else { return 0 }
         categoryBits[c] = categoryBits.count
@@ -213,7 +213,7 @@ public struct AuditSummaryBuilder {
         }
         guard !findings.isEmpty else { return }
         leakingRequests += 1
-        var counted: [String] = []
+        var counted: [FindingCategory] = []
         for f in findings {
             add(f, time: t, requestKey: nil)
             if !counted.contains(f.category) {
@@ -337,7 +337,8 @@ public struct AuditSummaryBuilder {
                 transports: t.transports.sorted(), requests: t.requests, flows: max(t.flows, t.requests),
                 bytesSent: t.bytesSent, bytesReceived: t.bytesReceived, findings: t.findings,
                 categories: CategoryNames.sorted(t.categories), addresses: addresses, owner: a.owner,
-                ownerCountry: a.ownerCountry, service: a.service, partyReason: a.partyReason))
+                ownerCountry: a.ownerCountry, service: a.service, partyReason: a.partyReason,
+                attributionBasis: a.attributionBasis, attributionChecked: a.attributionChecked))
         }
         destinations.sort { a, b in
             if a.findings != b.findings { return a.findings > b.findings }
@@ -374,7 +375,7 @@ public struct AuditSummaryBuilder {
 
         // Data-flow matrix: categories × companies, biggest receivers first, overflow in `others`.
         var columnTotals: [String: Int] = [:]
-        var cellCounts: [String: [String: Int]] = [:]
+        var cellCounts: [FindingCategory: [String: Int]] = [:]
         for (key, p) in zip(patternKeys, patternList) {
             let company = companyLabel(key.host)
             columnTotals[company, default: 0] += p.occurrences
@@ -399,7 +400,7 @@ public struct AuditSummaryBuilder {
         let matrix = AuditSummary.DataFlowMatrix(categories: categoryNames, companies: columns, cells: cells)
 
         // Finding groups (category, host), patterns capped per group and overall.
-        var grouped: [String: [String: [FindingPattern]]] = [:]
+        var grouped: [FindingCategory: [String: [FindingPattern]]] = [:]
         for (key, p) in zip(patternKeys, patternList) {
             grouped[key.category, default: [:]][key.host, default: []].append(p)
         }

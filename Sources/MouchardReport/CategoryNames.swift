@@ -1,43 +1,38 @@
-/// Report order and plain-words names of finding categories.
-public enum CategoryNames {
-    /// The built-in categories (docs/findings.md) in the order reports list them.
-    public static let order = ["device-id", "location", "contacts", "phone-number", "email", "name", "credentials"]
+import MouchardFindings
 
+/// Plain-words names of finding categories, for reports.
+public enum CategoryNames {
     /// Words for a non-engineer: `device-id` → `device identifiers`.
-    public static func words(_ category: String) -> String {
+    public static func words(_ category: FindingCategory) -> String {
         switch category {
-        case "device-id": "device identifiers"
-        case "location": "precise location"
-        case "contacts": "address-book contacts"
-        case "phone-number": "phone number"
-        case "email": "e-mail address"
-        case "name": "name"
-        case "credentials": "credentials"
-        default: VisibleText.shown(category, limit: 60)
+        case .deviceID: "device identifiers"
+        case .location: "precise location"
+        case .contacts: "address-book contacts"
+        case .phoneNumber: "phone number"
+        case .email: "e-mail address"
+        case .name: "name"
+        case .credentials: "credentials"
+        case .other(let word): VisibleText.shown(word, limit: 60)
         }
     }
 
     /// Short title for headings and table columns: `device-id` → `Device IDs`.
-    public static func title(_ category: String) -> String {
+    public static func title(_ category: FindingCategory) -> String {
         switch category {
-        case "device-id": "Device IDs"
-        case "location": "Location"
-        case "contacts": "Contacts"
-        case "phone-number": "Phone number"
-        case "email": "E-mail"
-        case "name": "Name"
-        case "credentials": "Credentials"
-        default: VisibleText.shown(category, limit: 60)
+        case .deviceID: "Device IDs"
+        case .location: "Location"
+        case .contacts: "Contacts"
+        case .phoneNumber: "Phone number"
+        case .email: "E-mail"
+        case .name: "Name"
+        case .credentials: "Credentials"
+        case .other(let word): VisibleText.shown(word, limit: 60)
         }
     }
 
-    /// Sorts categories in report order, unknown ones after, alphabetically.
-    public static func sorted<S: Sequence>(_ categories: S) -> [String] where S.Element == String {
-        Array(Set(categories)).sorted { a, b in
-            let ia = order.firstIndex(of: a) ?? order.count
-            let ib = order.firstIndex(of: b) ?? order.count
-            return ia != ib ? ia < ib : a < b
-        }
+    /// Categories in report order (`FindingCategory`'s order), each once.
+    public static func sorted<S: Sequence>(_ categories: S) -> [FindingCategory] where S.Element == FindingCategory {
+        Array(Set(categories)).sorted()
     }
 
     /// `a`, `a and b`, `a, b and c`.

@@ -4,7 +4,7 @@ import MouchardFindings
 /// same place with the same encoding counts once, with how often, when and an example request.
 /// This is how the reports stay short when an SDK sends the same identifier ten thousand times.
 public struct FindingGroup: Sendable, Hashable, Codable {
-    public var category: String
+    public var category: FindingCategory
     public var host: String
     public var company: String?
     public var thirdParty: Bool

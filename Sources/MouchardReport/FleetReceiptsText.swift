@@ -48,7 +48,7 @@ public enum FleetReceiptsText {
         for (app, rows) in grouped(receipts) {
             out += "\(t(app.name)) \(t(app.version)):\n"
             for r in rows {
-                out += "  \(r.category)  \(t(r.company)) (\(r.thirdParty ? "third" : "first") party: "
+                out += "  \(r.category.rawValue)  \(t(r.company)) (\(r.thirdParty ? "third" : "first") party: "
                 out += "\(r.hosts.prefix(3).map { t($0) }.joined(separator: ", "))\(r.hosts.count > 3 ? ", …" : ""))"
                 out += "  \(r.findings) finding\(r.findings == 1 ? "" : "s") in \(r.sessions) session\(r.sessions == 1 ? "" : "s")\n"
             }
@@ -61,12 +61,13 @@ public enum FleetReceiptsText {
     /// findings and sessions; most findings first.
     public static func aggregate(_ findings: [Finding], session: (Finding) -> (id: String, app: String, version: String)?) -> [FleetReceipt] {
         struct Key: Hashable {
-            var app, version, category, company: String
+            var app, version, company: String
+            var category: FindingCategory
         }
         var rows: [Key: (receipt: FleetReceipt, hosts: Set<String>, sessions: Set<String>)] = [:]
         for f in findings {
             guard let s = session(f) else { continue }
-            let key = Key(app: s.app, version: s.version, category: f.category, company: f.destination.tracker ?? f.destination.host)
+            let key = Key(app: s.app, version: s.version, company: f.destination.tracker ?? f.destination.host, category: f.category)
             var row = rows[key] ?? (FleetReceipt(app: s.app, appVersion: s.version, category: f.category, company: key.company, hosts: [],
                                                  thirdParty: false, findings: 0, sessions: 0), [], [])
             row.receipt.findings += 1
@@ -81,7 +82,7 @@ public enum FleetReceiptsText {
             receipt.sessions = r.sessions.count
             return receipt
         }.sorted { a, b in
-            (a.app, a.appVersion, a.category, -a.findings, a.company) < (b.app, b.appVersion, b.category, -b.findings, b.company)
+            (a.app, a.appVersion, a.category.rawValue, -a.findings, a.company) < (b.app, b.appVersion, b.category.rawValue, -b.findings, b.company)
         }
     }
 

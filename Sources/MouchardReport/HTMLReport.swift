@@ -242,6 +242,15 @@ private struct HTMLWriter {
         h += "</tbody></table></div>\n</section>\n"
     }
 
+    /// Under the company: whether the directory's attribution was checked against its source.
+    func attributionNote(_ d: AuditSummary.Destination) -> String {
+        switch d.attributionBasis {
+        case "verified": "<br><span class=\"muted small\">attribution verified\(d.attributionChecked.map { " \(esc($0, 10))" } ?? "")</span>"
+        case "unverified": "<br><span class=\"muted small\">attribution unverified (not checked against a source)</span>"
+        default: ""
+        }
+    }
+
     mutating func destinations() {
         h += "<section id=\"destinations\">\n<h2>Destinations</h2>\n"
         h += "<p class=\"lead\">Every host the device talked to, most findings first.</p>\n"
@@ -253,7 +262,7 @@ private struct HTMLWriter {
             guard h.utf8.count < HTMLReport.destinationsBudget else { cut = s.destinations.count - i; break }
             let who = d.companyAndOwner.map { esc($0, 120) }
                 ?? d.service.map { "<span class=\"muted\">\(esc($0, 120))</span>" } ?? "<span class=\"muted\">—</span>"
-            h += "<tr><td class=\"nw\"><code>\(esc(d.host, 120))</code></td><td>\(who)</td>"
+            h += "<tr><td class=\"nw\"><code>\(esc(d.host, 120))</code></td><td>\(who)\(attributionNote(d))</td>"
             h += "<td>\(d.trackerCategory.map { esc($0, 40) } ?? "<span class=\"muted\">—</span>")</td><td>\(partyBadge(d.thirdParty))"
             h += d.partyReason.map { "<br><span class=\"muted small\">\(esc($0, 160))</span>" } ?? ""
             h += "</td><td>"

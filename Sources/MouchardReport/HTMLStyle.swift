@@ -1,20 +1,21 @@
+import MouchardFindings
 /// The inline style sheet of the HTML report: screen and print. No captured text is ever written
 /// into it; colours come from fixed classes chosen by index.
 enum HTMLStyle {
-    /// Category colours, by index in `CategoryNames.order` (last = other categories).
+    /// Category colours, by index in `FindingCategory.builtIn` (last = other categories).
     static let categoryColors = ["#c2410c", "#7c3aed", "#0f766e", "#b91c1c", "#1d4ed8", "#a16207", "#be185d", "#475569"]
 
-    static func categoryClass(_ category: String) -> String {
-        "c\(CategoryNames.order.firstIndex(of: category) ?? (categoryColors.count - 1))"
+    static func categoryClass(_ category: FindingCategory) -> String {
+        "c\(FindingCategory.builtIn.firstIndex(of: category) ?? (categoryColors.count - 1))"
     }
 
     /// Class giving a card the left border of its category colour.
-    static func categoryBorderClass(_ category: String) -> String {
-        "k\(CategoryNames.order.firstIndex(of: category) ?? (categoryColors.count - 1))"
+    static func categoryBorderClass(_ category: FindingCategory) -> String {
+        "k\(FindingCategory.builtIn.firstIndex(of: category) ?? (categoryColors.count - 1))"
     }
 
-    static func categoryColor(_ category: String) -> String {
-        categoryColors[min(CategoryNames.order.firstIndex(of: category) ?? (categoryColors.count - 1), categoryColors.count - 1)]
+    static func categoryColor(_ category: FindingCategory) -> String {
+        categoryColors[min(FindingCategory.builtIn.firstIndex(of: category) ?? (categoryColors.count - 1), categoryColors.count - 1)]
     }
 
     static var css: String {

@@ -50,7 +50,7 @@ enum JSONText {
     /// One finding as a compact JSON object (spec fields first, then the additions that are set).
     static func finding(_ f: Finding, into out: inout String) {
         out += "{\"category\":"
-        string(f.category, into: &out)
+        string(f.category.rawValue, into: &out)
         field("type", f.type, into: &out)
         out += ",\"request\":{\"method\":"
         string(f.request.method, into: &out)

@@ -60,7 +60,7 @@ public enum MarkdownReport {
                 md += "\(g.country.map { MarkupEscaping.markdown($0) } ?? "—") | "
                 md += "\(g.brands.isEmpty ? "—" : MarkupEscaping.markdownShown(g.brands.joined(separator: ", "), limit: 120)) | "
                 md += "\(MarkupEscaping.markdownShown(g.hosts.joined(separator: ", "), limit: 200)) | \(g.findings) | "
-                md += "\(MarkupEscaping.markdownShown(g.categories.joined(separator: ", "), limit: 120)) |\n"
+                md += "\(MarkupEscaping.markdownShown(g.categories.map(\.rawValue).joined(separator: ", "), limit: 120)) |\n"
             }
             if owners.count > rowLimit { md += "\n_\(owners.count - rowLimit) more owners in the HTML or JSON report._\n" }
             md += "\n"
@@ -73,9 +73,10 @@ public enum MarkdownReport {
             md += "| host | company | party | transport | requests | findings | data |\n|---|---|---|---|---:|---:|---|\n"
             for d in s.destinations.prefix(rowLimit) {
                 let who = d.companyAndOwner ?? d.service
-                md += "| \(MarkupEscaping.markdownShown(d.host, limit: 80)) | \(who.map { MarkupEscaping.markdownShown($0, limit: 80) } ?? "—") | "
+                let unverified = d.attributionBasis == "unverified" ? " _(unverified)_" : ""
+                md += "| \(MarkupEscaping.markdownShown(d.host, limit: 80)) | \(who.map { MarkupEscaping.markdownShown($0, limit: 80) } ?? "—")\(unverified) | "
                 md += "\(d.thirdParty ? "third" : "first") | \(MarkupEscaping.markdown(d.transports.map(\.label).joined(separator: ", "))) | "
-                md += "\(d.requests) | \(d.findings) | \(MarkupEscaping.markdownShown(d.categories.joined(separator: ", "), limit: 120)) |\n"
+                md += "\(d.requests) | \(d.findings) | \(MarkupEscaping.markdownShown(d.categories.map(\.rawValue).joined(separator: ", "), limit: 120)) |\n"
             }
             let more = max(0, s.destinations.count - rowLimit) + s.omitted.destinations
             if more > 0 { md += "\n_\(more) more hosts in the HTML or JSON report._\n" }

@@ -1,3 +1,4 @@
+import MouchardFindings
 import MouchardInspection
 
 extension AuditSummary {
@@ -14,7 +15,7 @@ extension AuditSummary {
         public var hosts: [String]
         public var findings: Int
         /// Data categories received, sorted as the report sorts them.
-        public var categories: [String]
+        public var categories: [FindingCategory]
         /// False when the group is an unattributed host (not in the directory).
         public var known: Bool
         public var thirdParty: Bool

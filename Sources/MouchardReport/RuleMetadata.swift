@@ -12,11 +12,11 @@ public struct RuleMetadata: Sendable, Hashable, Codable {
     /// How to fix or judge it (plain text).
     public var help: String
     /// Finding category: `device-id`, `location`...
-    public var category: String
+    public var category: FindingCategory
     public var severity: Severity
 
     public init(id: String, name: String, shortDescription: String, fullDescription: String? = nil, help: String,
-                category: String, severity: Severity) {
+                category: FindingCategory, severity: Severity) {
         self.id = id
         self.name = name
         self.shortDescription = shortDescription
@@ -27,7 +27,7 @@ public struct RuleMetadata: Sendable, Hashable, Codable {
     }
 
     /// Metadata for a rule known only from a finding naming it.
-    public static func derived(id: String, category: String, type: String, severity: Severity?) -> RuleMetadata {
+    public static func derived(id: String, category: FindingCategory, type: String, severity: Severity?) -> RuleMetadata {
         let name = id.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
         return RuleMetadata(
             id: id, name: name.isEmpty ? "Rule" : name,

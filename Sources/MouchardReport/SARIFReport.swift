@@ -24,7 +24,7 @@ public enum SARIFReport {
             Descriptor(id: r.id, name: r.name, shortDescription: .init(text: r.shortDescription),
                        fullDescription: r.fullDescription.map { .init(text: $0) }, help: .init(text: r.help),
                        defaultConfiguration: .init(level: RuleMetadata.sarifLevel(r.severity)),
-                       properties: .init(category: r.category, severity: r.severity, tags: ["privacy", r.category]))
+                       properties: .init(category: r.category, severity: r.severity, tags: ["privacy", r.category.rawValue]))
         }
         let rows = JSONText.array(findings, indent: "      ") { f, out in
             result(f, ruleIndex: index[f.rule] ?? 0, rules: rules, into: &out)
@@ -53,7 +53,7 @@ public enum SARIFReport {
     static func result(_ f: Finding, ruleIndex: Int, rules: [RuleMetadata], into out: inout String) {
         let severity = f.severity ?? (rules.indices.contains(ruleIndex) ? rules[ruleIndex].severity : .medium)
         let shown = { (s: String, n: Int) in VisibleText.shown(s, limit: n) }
-        var text = "\(shown(f.type, 60)) (\(shown(f.category, 40))) sent to \(shown(f.destination.host, 120))"
+        var text = "\(shown(f.type, 60)) (\(shown(f.category.rawValue, 40))) sent to \(shown(f.destination.host, 120))"
         var who: [String] = []
         if let t = f.destination.tracker { who.append(shown(t, 60)) }
         who.append(f.destination.thirdParty ? "third party" : "first party")
@@ -70,7 +70,7 @@ public enum SARIFReport {
         out += "}}}],\"message\":{\"text\":"
         JSONText.string(text, into: &out)
         out += "},\"properties\":{\"category\":"
-        JSONText.string(f.category, into: &out)
+        JSONText.string(f.category.rawValue, into: &out)
         if let v = f.confidence { out += ",\"confidence\":\(JSONText.number(v))" }
         JSONText.field("encoding", f.encoding, into: &out)
         JSONText.field("evidence", f.evidence, into: &out)
@@ -122,7 +122,7 @@ public enum SARIFReport {
         var properties: RuleProperties
     }
     struct Configuration: Encodable { var level: String }
-    struct RuleProperties: Encodable { var category: String; var severity: Severity; var tags: [String] }
+    struct RuleProperties: Encodable { var category: FindingCategory; var severity: Severity; var tags: [String] }
     struct Invocation: Encodable { var executionSuccessful: Bool }
     struct RunProperties: Encodable {
         var verdict: String

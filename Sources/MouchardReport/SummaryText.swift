@@ -19,7 +19,7 @@ public enum SummaryText {
                 for d in receiving.prefix(hostLimit) {
                     t += "    \(VisibleText.shown(d.host, limit: 80))"
                     t += d.companyAndOwner.map { " (\(VisibleText.shown($0, limit: 80)))" } ?? ""
-                    t += " \(counted(d.findings, "finding")) [\(d.categories.map { VisibleText.shown($0, limit: 40) }.joined(separator: ", "))]"
+                    t += " \(counted(d.findings, "finding")) [\(d.categories.map { VisibleText.shown($0.rawValue, limit: 40) }.joined(separator: ", "))]"
                     t += " \(d.transports.map(\.label).joined(separator: ", "))\n"
                 }
                 if receiving.count > hostLimit { t += "    … and \(receiving.count - hostLimit) more\n" }

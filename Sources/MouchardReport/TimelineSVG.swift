@@ -25,7 +25,7 @@ enum TimelineSVG {
             let x = left + Double(i) * step
             var tip = start.map { ReportTime.clockTime($0.addingTimeInterval(p.offset)) } ?? "+" + ReportTime.duration(p.offset)
             tip += ": \(p.requests) request\(p.requests == 1 ? "" : "s"), \(p.findings) finding\(p.findings == 1 ? "" : "s")"
-            if !p.categories.isEmpty { tip += " (" + p.categories.joined(separator: ", ") + ")" }
+            if !p.categories.isEmpty { tip += " (" + p.categories.map(\.rawValue).joined(separator: ", ") + ")" }
             guard p.requests > 0 || p.findings > 0 else { continue }
             svg += "<g><title>\(esc(tip, 300))</title>"
             if p.requests > 0 {

@@ -7,7 +7,7 @@ public enum FindingRow {
     public static let columns = ["flow", "category", "type", "rule", "host", "json"]
 
     public static func values(_ f: Finding) -> [SQLValue] {
-        [f.flow.map { .integer(Int64($0)) } ?? .null, .text(f.category), .text(f.type), .text(f.rule),
+        [f.flow.map { .integer(Int64($0)) } ?? .null, .text(f.category.rawValue), .text(f.type), .text(f.rule),
          .text(f.destination.host), .text(StoreJSON.encode(f))]
     }
 

@@ -140,7 +140,7 @@ public enum StoreJSON {
             w.write(raw: first ? "{\"\(name)\":" : ",\"\(name)\":")
             w.write(string: value)
         }
-        member("category", f.category, first: true)
+        member("category", f.category.rawValue, first: true)
         if let c = f.confidence { w.write(raw: ",\"confidence\":" + (c.isFinite ? "\(c)" : "null")) }
         member("description", f.description)
         w.write(raw: ",\"destination\":{\"host\":")

@@ -55,7 +55,7 @@ import MouchardTLS
                 ["x509", "-req", "-in", "\(d)/srv.csr", "-CA", "\(d)/origin-ca.pem", "-CAkey", "\(d)/ca.key", "-CAcreateserial",
                  "-out", "\(d)/srv.pem", "-days", "2", "-extfile", "\(d)/ext.cnf"],
             ]
-            try "subjectAltName=DNS:api.example.test,DNS:pinned.example.test\nextendedKeyUsage=serverAuth\n"
+            try "subjectAltName=DNS:api.example.test,DNS:pinned.example.test,DNS:other.example.test\nextendedKeyUsage=serverAuth\n"
                 .write(toFile: "\(d)/ext.cnf", atomically: true, encoding: .utf8)
             for s in steps {
                 let r = try host.run("openssl", s)
@@ -176,6 +176,20 @@ import MouchardTLS
         #expect(replies[0].hasPrefix("ok /v1/open?advertiserId="), "\(replies)\n\(gw.stderr.text)")
         #expect(replies[4].contains(Self.idfa), "\(replies)")
 
+        // Intercepted tunnels to the same address and SNI reuse the origin connection once the phone
+        // closes its own (one pool per event loop, so at most one origin connection per loop); another
+        // SNI at the same address never shares it.
+        let ip = NamespaceLab.internetAddress
+        func peer(_ name: String) throws -> String {
+            try lab.run(lab.phone, ["curl", "-sS", "--max-time", "20", "--cacert", files.mouchardCA,
+                                    "--resolve", "\(name):443:\(ip)", "https://\(name)/peer"]).output
+        }
+        let sameName = try (0..<4).map { _ in try peer("api.example.test") }
+        let otherName = try peer("other.example.test")
+        #expect(sameName.allSatisfy { $0.hasPrefix("peer ") } && otherName.hasPrefix("peer "), "\(sameName) \(otherName)")
+        #expect(Set(sameName).count <= 2, "4 tunnels to one name used \(Set(sameName).count) origin connections: \(sameName)")
+        #expect(!sameName.contains(otherName), "another SNI reused a connection: \(sameName) \(otherName)")
+
         // IPv6: the same interception (IP6T_SO_ORIGINAL_DST), to the original v6 address.
         let v6 = "[\(NamespaceLab.internetAddress6)]"
         let http6 = try lab.run(lab.phone, ["curl", "-sS", "-6", "--max-time", "20", "-g",
@@ -234,11 +248,20 @@ import MouchardTLS
             #expect(idfaPlaces.contains { $0.hasPrefix("\(t) body") }, "\(idfaPlaces)")
             #expect(idfaPlaces.contains { $0.lowercased() == "\(t) header:x-idfa" }, "\(idfaPlaces)")
         }
-        #expect(flows.filter { $0.transport == .https }.allSatisfy { $0.source == .transparent && $0.tls?.serverName == "api.example.test" })
+        #expect(flows.filter { $0.transport == .https }.allSatisfy {
+            $0.source == .transparent && ["api.example.test", "other.example.test"].contains($0.tls?.serverName ?? "")
+        })
         let v6Flows = flows.filter { $0.request?.url.contains("/v6") == true }
         #expect(v6Flows.count == 2 && v6Flows.allSatisfy { $0.server?.address == NamespaceLab.internetAddress6 && $0.source == .transparent },
                 "\(v6Flows.map { "\($0.server?.description ?? "-") \($0.extras)" })")
         #expect(findings.contains { $0.request.url.contains("/v6tls") && $0.transport == "https" })
+        // The phone resolved api.example.test to the v4 address only: the v6 connection claiming that
+        // name is marked, the v4 ones are not.
+        let v6TLS = flows.filter { $0.request?.url.contains("/v6tls") == true }
+        #expect(!v6TLS.isEmpty && v6TLS.allSatisfy { $0.extras[DNSNamingSink.nameMismatchKey]?.contains("went to \(NamespaceLab.internetAddress6)") == true },
+                "\(v6TLS.map(\.extras))")
+        #expect(flows.filter { $0.server?.address == NamespaceLab.internetAddress }.allSatisfy { $0.extras[DNSNamingSink.nameMismatchKey] == nil })
+        #expect(gw.stderr.text.contains("did not resolve to (_nameMismatch)"), "\(gw.stderr.text)")
         let pinnedFlow = flows.first { $0.tls?.serverName == "pinned.example.test" }
         #expect(pinnedFlow?.transport == .tlsMetadata && pinnedFlow?.error?.contains("rejected") == true, "\(flows.map(\.host))")
         #expect(pinnedFlow?.server?.address == NamespaceLab.internetAddress)

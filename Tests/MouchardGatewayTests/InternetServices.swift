@@ -1,7 +1,7 @@
 import Foundation
 
 /// The "internet" namespace's services, one Python script: an HTTP origin (:80), an HTTPS origin
-/// (:443, certificate from the test's own CA, for api.example.test and pinned.example.test), a
+/// (:443, certificate from the test's own CA, for api, pinned and other.example.test), a
 /// DNS server (:53, A records for *.example.test), an SSH-like banner server (:2222 and :2223,
 /// speaks first, then echoes) and a UDP/443 listener that logs what reaches it.
 enum InternetServices {
@@ -22,7 +22,11 @@ class H(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
-    def do_GET(self): self.reply(b"ok " + self.path.encode())
+    def do_GET(self):
+        if self.path == "/peer":  # which connection of the client this was: its source port
+            self.reply(b"peer %d" % self.client_address[1])
+        else:
+            self.reply(b"ok " + self.path.encode())
     def do_POST(self):
         n = int(self.headers.get("Content-Length", "0"))
         self.reply(b"got " + self.rfile.read(n))

@@ -35,9 +35,9 @@ struct CorpusScoreTests {
         var predicted = Set<String>()
         for dir in sessions {
             let (deviceProfile, flows) = try TestSupport.session(dir)
-            for f in Inspector(rules: rules, profile: profile ? deviceProfile : nil).inspect(flows) where scored.contains(f.category) {
+            for f in Inspector(rules: rules, profile: profile ? deviceProfile : nil).inspect(flows) where scored.contains(f.category.rawValue) {
                 let key = "\(f.request.method) \(f.request.url)"
-                var category = f.category
+                var category = f.category.rawValue
                 if !profile, truth[key]?.contains(category) != true {
                     let have = truth[key] ?? []
                     if ["phone-number", "email", "name"].contains(category), have.contains("contacts") { category = "contacts" }

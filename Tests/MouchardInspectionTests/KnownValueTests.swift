@@ -1,5 +1,6 @@
 import Foundation
 import MouchardCodec
+import MouchardFindings
 import Testing
 @testable import MouchardInspection
 
@@ -10,7 +11,7 @@ struct KnownValueTests {
 
     func detections(_ r: MouchardFlow.HTTPRequest) throws -> [Detection] { try inspector().detect(r) }
 
-    func has(_ ds: [Detection], _ category: String, _ type: String? = nil, where w: String? = nil, encoding: String? = nil) -> Bool {
+    func has(_ ds: [Detection], _ category: FindingCategory, _ type: String? = nil, where w: String? = nil, encoding: String? = nil) -> Bool {
         ds.contains { d in
             d.category == category && (type == nil || d.type == type) && (w == nil || d.whereKey == w) && (encoding == nil || d.encoding == encoding)
         }
@@ -27,63 +28,63 @@ struct KnownValueTests {
         ]
         for (query, encoding) in cases {
             let ds = try detections(TestSupport.request("GET", "https://sdk.other.example/v3/ping?\(query)"))
-            #expect(has(ds, "device-id", "idfa", encoding: encoding), "\(query)")
+            #expect(has(ds, .deviceID, "idfa", encoding: encoding), "\(query)")
         }
     }
 
     @Test func macImeiAndSerialForms() throws {
         let ds = try detections(TestSupport.request("POST", "https://x.example/d", headers: [("Content-Type", "application/json")],
                                                     text: #"{"hw":{"wlan":"0A-1B-2C-3D-4E-5F","imei":356938035643809,"sn":"zx81spec128k"}}"#))
-        #expect(has(ds, "device-id", "mac", where: "body:$.hw.wlan"))
-        #expect(has(ds, "device-id", "imei", where: "body:$.hw.imei"))
-        #expect(has(ds, "device-id", "serial", where: "body:$.hw.sn"))
+        #expect(has(ds, .deviceID, "mac", where: "body:$.hw.wlan"))
+        #expect(has(ds, .deviceID, "imei", where: "body:$.hw.imei"))
+        #expect(has(ds, .deviceID, "serial", where: "body:$.hw.sn"))
     }
 
     @Test func hashedEmailInCookieAndBase64EmbeddedInLargerBlob() throws {
         let email = "margot.quintin@example.com"
         let cookie = "uh=\(DigestAlgorithm.sha256.hexDigest(email)); theme=dark"
         let ds = try detections(TestSupport.request("GET", "https://ads.example/p", headers: [("Cookie", cookie)]))
-        #expect(has(ds, "email", "email", where: "cookie:uh", encoding: "sha256"))
+        #expect(has(ds, .email, "email", where: "cookie:uh", encoding: "sha256"))
         // A base64 blob whose decoded bytes are binary-prefixed: only the alignment variants can see the e-mail.
         let blob = Data([0x01, 0x02] + Array("xx\(email)yy".utf8)).base64EncodedString()
         let ds2 = try detections(TestSupport.request("GET", "https://ads.example/p?b=\(TestSupport.percent(blob))"))
-        #expect(has(ds2, "email", "email", where: "query:b"))
+        #expect(has(ds2, .email, "email", where: "query:b"))
     }
 
     @Test func phoneNumbersInEveryForm() throws {
         for written in ["+49 151 23456789", "0049-151-234-567-89", "0151 2345 6789", "(0151) 23456789", "+4915123456789"] {
             let ds = try detections(TestSupport.request("POST", "https://x.example/u", headers: [("Content-Type", "application/x-www-form-urlencoded")],
                                                         text: "tel=\(TestSupport.percent(written))"))
-            #expect(has(ds, "phone-number", "phone", where: "form:tel"), "\(written)")
+            #expect(has(ds, .phoneNumber, "phone", where: "form:tel"), "\(written)")
         }
         let hashed = DigestAlgorithm.sha256.hexDigest("+4915123456789")
-        #expect(has(try detections(TestSupport.request("GET", "https://x.example/m?p=\(hashed)")), "phone-number", encoding: "sha256"))
+        #expect(has(try detections(TestSupport.request("GET", "https://x.example/m?p=\(hashed)")), .phoneNumber, encoding: "sha256"))
         // A contact's national number read in the owner's region (DE).
         let ds = try detections(TestSupport.request("POST", "https://x.example/c", text: #"{"list":[{"n":"+49 30 12345678"}]}"#))
-        #expect(has(ds, "contacts", "contact-phone"))
+        #expect(has(ds, .contacts, "contact-phone"))
     }
 
     @Test func coordinatesByDistance() throws {
         // ~0.5 km away, 3 decimals, in a header written as "lat;lon".
-        #expect(has(try detections(TestSupport.request("GET", "https://w.example/f", headers: [("X-Geo", "52.519;13.381")])), "location"))
+        #expect(has(try detections(TestSupport.request("GET", "https://w.example/f", headers: [("X-Geo", "52.519;13.381")])), .location))
         // GeoJSON [lng, lat].
         let geo = #"{"type":"Feature","geometry":{"type":"Point","coordinates":[13.3791,52.5149]}}"#
-        #expect(has(try detections(TestSupport.request("POST", "https://w.example/g", text: geo)), "location"))
+        #expect(has(try detections(TestSupport.request("POST", "https://w.example/g", text: geo)), .location))
         // ll=lat,lng.
-        #expect(has(try detections(TestSupport.request("GET", "https://w.example/s?ll=52.51,13.38")), "location"))
+        #expect(has(try detections(TestSupport.request("GET", "https://w.example/s?ll=52.51,13.38")), .location))
         // Nested object with sibling keys of any name.
-        #expect(has(try detections(TestSupport.request("POST", "https://w.example/n", text: #"{"at":{"y":52.5201,"x":13.3702}}"#)), "location"))
+        #expect(has(try detections(TestSupport.request("POST", "https://w.example/n", text: #"{"at":{"y":52.5201,"x":13.3702}}"#)), .location))
         // Fixed-point degrees (latE7 / lngE7).
-        #expect(has(try detections(TestSupport.request("POST", "https://w.example/e7", text: #"{"latE7":525163000,"lngE7":133777000}"#)), "location"))
+        #expect(has(try detections(TestSupport.request("POST", "https://w.example/e7", text: #"{"latE7":525163000,"lngE7":133777000}"#)), .location))
         // Coarse (1 decimal) and far (Hamburg) are not leaks.
-        #expect(!has(try detections(TestSupport.request("GET", "https://w.example/s?lat=52.5&lon=13.4")), "location"))
-        #expect(!has(try detections(TestSupport.request("GET", "https://w.example/s?lat=53.5511&lon=9.9937")), "location"))
+        #expect(!has(try detections(TestSupport.request("GET", "https://w.example/s?lat=52.5&lon=13.4")), .location))
+        #expect(!has(try detections(TestSupport.request("GET", "https://w.example/s?lat=53.5511&lon=9.9937")), .location))
     }
 
     @Test func namesWithAccentsAndNoFalsePositiveOnLookalikes() throws {
         let ds = try detections(TestSupport.request("POST", "https://x.example/n", text: #"{"who":"MARGOT QUINTIN","friend":"Ulrich Brandt"}"#))
-        #expect(has(ds, "name", "name"))
-        #expect(has(ds, "contacts", "contact-name"))
+        #expect(has(ds, .name, "name"))
+        #expect(has(ds, .contacts, "contact-name"))
         let neg = try detections(TestSupport.request("GET", "https://x.example/q?id=\(UUID().uuidString)&n=356938035643801&m=02:00:00:00:00:00"))
         #expect(neg.isEmpty)
     }
@@ -134,11 +135,11 @@ struct SplitNameTests {
     @Test func firstAndLastNameInSeparateFields() throws {
         let inspector = Inspector(rules: try TestSupport.rules(), profile: try TestSupport.profile())
         let ds = inspector.detect(TestSupport.request("POST", "https://crm.example/u", text: #"{"given":"Margot","family":"QUINTIN","city":"Berlin"}"#))
-        #expect(ds.contains { $0.category == "name" && $0.origin.location == "body:$.family" })
+        #expect(ds.contains { $0.category == .name && $0.origin.location == "body:$.family" })
         let one = inspector.detect(TestSupport.request("POST", "https://crm.example/u", text: #"{"given":"Margot","city":"Berlin"}"#))
-        #expect(!one.contains { $0.category == "name" })
+        #expect(!one.contains { $0.category == .name })
         let c = inspector.detect(TestSupport.request("GET", "https://w.example/", headers: [("Cookie", "geo_a=52.5170; geo_b=13.3890")]))
-        #expect(c.contains { $0.category == "location" })
+        #expect(c.contains { $0.category == .location })
     }
 
     /// Two names split over fields in one request come out in profile order (owner, then

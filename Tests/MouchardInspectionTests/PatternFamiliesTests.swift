@@ -9,7 +9,7 @@ import Testing
 @Suite("Pattern rules: encoding families")
 struct PatternFamiliesTests {
     func categories(_ r: MouchardFlow.HTTPRequest) throws -> Set<String> {
-        Set(Inspector(rules: try TestSupport.rules()).detect(r).map(\.category))
+        Set(Inspector(rules: try TestSupport.rules()).detect(r).map(\.category.rawValue))
     }
 
     func json(_ text: String) -> MouchardFlow.HTTPRequest {

@@ -7,7 +7,7 @@ import Testing
 @Suite("Pattern rules")
 struct PatternRuleTests {
     func detect(_ r: MouchardFlow.HTTPRequest) throws -> [Detection] { Inspector(rules: try TestSupport.rules()).detect(r) }
-    func categories(_ r: MouchardFlow.HTTPRequest) throws -> Set<String> { Set(try detect(r).map(\.category)) }
+    func categories(_ r: MouchardFlow.HTTPRequest) throws -> Set<String> { Set(try detect(r).map(\.category.rawValue)) }
 
     @Test func advertisingIdsByKeyNotByShapeAlone() throws {
         let id = "3F2504E0-4F89-41D3-9A0C-0305E82C3301"
@@ -22,7 +22,7 @@ struct PatternRuleTests {
         let blob = TestSupport.base64(#"{"device":{"ifa":"3F2504E0-4F89-41D3-9A0C-0305E82C3301"}}"#)
         let found = try detect(TestSupport.request("POST", "https://e.adnet.example/e", headers: [("Content-Type", "application/json")],
                                                    text: #"{"payload":"\#(blob)"}"#))
-        #expect(found.filter { $0.category == "device-id" }.map(\.type) == ["idfa"])
+        #expect(found.filter { $0.category == .deviceID }.map(\.type) == ["idfa"])
     }
 
     @Test func imeiNeedsLuhnAndAName() throws {
@@ -90,7 +90,7 @@ struct PatternRuleTests {
 
     @Test func bundledRulesLoad() throws {
         let rules = try TestSupport.rules()
-        #expect(Set(rules.rules.map(\.category)).isSuperset(of: ["device-id", "location", "email", "phone-number", "name", "contacts"]))
+        #expect(Set(rules.rules.map(\.category)).isSuperset(of: [.deviceID, .location, .email, .phoneNumber, .name, .contacts]))
     }
 }
 import MouchardFlow
@@ -100,7 +100,7 @@ struct PersonNameTests {
     @Test func eventAndScreenNamesAreNotPeople() throws {
         let inspector = Inspector(rules: try TestSupport.rules())
         let events = #"{"events":[{"name":"Add To Cart"},{"name":"Home Screen"}],"screen":{"name":"Order Details"}}"#
-        #expect(!inspector.detect(TestSupport.request("POST", "https://a.example/e", text: events)).contains { $0.category == "name" })
-        #expect(inspector.detect(TestSupport.request("POST", "https://a.example/u", text: #"{"user":{"name":"Jane Roe"}}"#)).contains { $0.category == "name" })
+        #expect(!inspector.detect(TestSupport.request("POST", "https://a.example/e", text: events)).contains { $0.category == .name })
+        #expect(inspector.detect(TestSupport.request("POST", "https://a.example/u", text: #"{"user":{"name":"Jane Roe"}}"#)).contains { $0.category == .name })
     }
 }

@@ -71,9 +71,9 @@ struct SDKCorpusScoreTests {
             #expect(flows.count == truth.count, "\(device): \(flows.count) flows, \(truth.count) labels")
             let p = profile ? try DeviceProfile.load([UInt8](try Data(contentsOf: dir.appendingPathComponent("device.json"))), file: "device.json") : nil
             var predicted = Set<String>()
-            for f in Inspector(rules: rules, profile: p).inspect(flows) where Self.scored.contains(f.category) {
+            for f in Inspector(rules: rules, profile: p).inspect(flows) where Self.scored.contains(f.category.rawValue) {
                 let key = "\(f.request.method) \(f.request.url)"
-                var category = f.category
+                var category = f.category.rawValue
                 let have = truth[key]?.categories ?? []
                 if !profile, !have.contains(category) {
                     if Self.personal.contains(category), have.contains("contacts") { category = "contacts" }

@@ -15,8 +15,8 @@ import Testing
 
     static let small = Array(#"""
     {"version": 2, "description": "t",
-     "trackers": {"sdk.one.example": {"company": "One", "owner": "One Inc.", "country": "US", "product": "One SDK", "category": "analytics", "source": "https://one.example/docs", "checked": "2026-01-31"},
-                  "two.example": {"company": "T\u00e9", "owner": "T\u00e9 SA", "country": "FR", "category": "advertising", "source": "https://x.example/\ud83d\ude00", "checked": "2025-12-01", "note": "n"}}}
+     "trackers": {"sdk.one.example": {"company": "One", "owner": "One Inc.", "country": "US", "product": "One SDK", "category": "analytics", "basis": "verified", "source": "https://one.example/docs", "checked": "2026-01-31", "evidence": "docs list it"},
+                  "two.example": {"company": "T\u00e9", "owner": "T\u00e9 SA", "country": "FR", "category": "advertising", "basis": "unverified", "source": "https://x.example/\ud83d\ude00", "note": "n"}}}
     """#.utf8)
 
     /// Loads `bytes`; checks an error names the file and points inside the input.

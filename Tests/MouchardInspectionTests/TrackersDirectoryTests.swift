@@ -16,12 +16,13 @@ extension TrackerEntry {
     /// An entry for tests that do not care about ownership and provenance (owner named after the company).
     init(domain: String, company: String, product: String? = nil, category: TrackerCategory, source: String) {
         self.init(domain: domain, company: company, owner: "\(company) Inc.", country: "US", product: product,
-                  category: category, source: "https://docs.example/\(source)", checked: "2026-01-01")
+                  category: category, source: "https://docs.example/\(source)",
+                  verification: .init(checked: "2026-01-01", evidence: "test entry"))
     }
 }
 
 /// The fields every entry of a test file needs besides company and category.
-let trackerProvenance = #""owner": "O Inc.", "country": "US", "source": "https://docs.example/", "checked": "2026-01-01""#
+let trackerProvenance = #""owner": "O Inc.", "country": "US", "basis": "verified", "source": "https://docs.example/", "checked": "2026-01-01", "evidence": "e""#
 
 /// A small directory written in the test, in the file format.
 func makeTrackerJSON(_ trackers: String, version: String = "2", extraTopLevel: String = "") -> Data {

@@ -17,14 +17,19 @@ struct TrackersLoadingTests {
     @Test("a well-formed file loads with every field")
     func wellFormed() throws {
         let directory = try TrackerDirectory(jsonData: makeTrackerJSON("""
-            "sdk.one.example": {"company": "One Ads (One)", "owner": "One Holdings", "country": "FR", "product": "One SDK", "category": "analytics", "source": "https://one.example/docs", "checked": "2026-02-28", "note": "hosts page"},
-            "two.example": {"company": "Two", "owner": "Two Ltd.", "country": "GB", "category": "crash-reporting", "source": "https://github.com/two/sdk/blob/main/Endpoints.kt", "checked": "2024-02-29"}
+            "sdk.one.example": {"company": "One Ads (One)", "owner": "One Holdings", "country": "FR", "product": "One SDK", "category": "analytics", "basis": "verified", "source": "https://one.example/docs", "checked": "2026-02-28", "evidence": "SDK guide lists sdk.one.example", "owner_source": "https://one.example/legal", "note": "hosts page"},
+            "two.example": {"company": "Two", "owner": "Two Ltd.", "country": "GB", "category": "crash-reporting", "basis": "unverified", "source": "https://github.com/two/sdk/blob/main/Endpoints.kt"}
         """, extraTopLevel: "\n  \"description\": \"test\","))
         #expect(directory.count == 2)
         let one = try #require(directory.lookup(host: "x.sdk.one.example"))
         #expect(one == TrackerEntry(domain: "sdk.one.example", company: "One", brand: "One Ads", owner: "One Holdings",
                                     country: "FR", product: "One SDK", category: .analytics, source: "https://one.example/docs",
-                                    checked: "2026-02-28", note: "hosts page"))
+                                    verification: .init(checked: "2026-02-28", evidence: "SDK guide lists sdk.one.example",
+                                                        ownerSource: "https://one.example/legal"),
+                                    note: "hosts page"))
+        #expect(one.isVerified && one.basis == .verified && one.checked == "2026-02-28" && one.ownerSource == "https://one.example/legal")
+        let two = try #require(directory.lookup(host: "two.example"))
+        #expect(!two.isVerified && two.basis == .unverified && two.checked == nil && two.evidence == nil)
         #expect(directory.lookup(host: "two.example")?.brand == "Two")
         #expect(directory.lookup(host: "two.example")?.product == nil)
         #expect(directory.lookup(host: "two.example")?.category == .crashReporting)
@@ -36,7 +41,7 @@ struct TrackersLoadingTests {
             "good.example": {"company": "G", "category": "push", \(trackerProvenance)},
             "bad.example": {"company": "B", "category": "push", \(trackerProvenance), "categry": "x"}
         """)))
-        #expect(message == #"t.json:5:153: entry "bad.example": unknown field "categry" (expected company, owner, country, product, category, source, checked, note)"#)
+        #expect(message == #"t.json:5:191: entry "bad.example": unknown field "categry" (expected company, owner, country, product, category, basis, source, checked, evidence, owner_source, note)"#)
     }
 
     @Test("a domain written twice is an error at the second occurrence")
@@ -51,15 +56,21 @@ struct TrackersLoadingTests {
     @Test("each broken entry gives one line naming the entry", arguments: [
         (#""a.example": {"category": "push", \#(trackerProvenance)}"#, #"entry "a.example": missing "company""#),
         (#""a.example": {"company": "A", \#(trackerProvenance)}"#, #"entry "a.example": missing "category""#),
-        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "checked": "2026-01-01"}"#, #"entry "a.example": missing "source""#),
-        (#""a.example": {"company": "A", "category": "push", "country": "US", "source": "https://d.example/", "checked": "2026-01-01"}"#, #"entry "a.example": missing "owner""#),
-        (#""a.example": {"company": "A", "category": "push", "owner": "O", "source": "https://d.example/", "checked": "2026-01-01"}"#, #"entry "a.example": missing "country""#),
-        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "source": "https://d.example/"}"#, #"entry "a.example": missing "checked""#),
-        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "source": " ", "checked": "2026-01-01"}"#, #"entry "a.example": "source" must not be empty"#),
-        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "source": "vendor docs", "checked": "2026-01-01"}"#, #"entry "a.example": "source" must be the https:// URL"#),
-        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "usa", "source": "https://d.example/", "checked": "2026-01-01"}"#, #"entry "a.example": "country" must be an ISO 3166-1 alpha-2 code"#),
-        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "source": "https://d.example/", "checked": "2026-02-30"}"#, #"entry "a.example": "checked" must be a date written YYYY-MM-DD"#),
-        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "source": "https://d.example/", "checked": "1/2/2026"}"#, #"entry "a.example": "checked" must be a date"#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "basis": "unverified"}"#, #"entry "a.example": missing "source""#),
+        (#""a.example": {"company": "A", "category": "push", "country": "US", "basis": "unverified", "source": "https://d.example/"}"#, #"entry "a.example": missing "owner""#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "basis": "unverified", "source": "https://d.example/"}"#, #"entry "a.example": missing "country""#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "source": "https://d.example/"}"#, #"entry "a.example": missing "basis" (verified or unverified)"#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "basis": "checked", "source": "https://d.example/"}"#, #"entry "a.example": unknown basis "checked" (verified or unverified)"#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "basis": "verified", "source": "https://d.example/", "evidence": "e"}"#, #"entry "a.example": a verified entry needs "checked" (the date)"#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "basis": "verified", "source": "https://d.example/", "checked": "2026-01-01"}"#, #"entry "a.example": a verified entry needs "evidence" (what the source shows)"#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "basis": "unverified", "source": "https://d.example/", "checked": "2026-01-01"}"#, #"entry "a.example": an unverified entry must not carry "checked", "evidence" or "owner_source""#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "basis": "unverified", "source": "https://d.example/", "evidence": "seen"}"#, #"entry "a.example": an unverified entry must not carry"#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "basis": "verified", "source": "https://d.example/", "checked": "2026-01-01", "evidence": "e", "owner_source": "legal page"}"#, #"entry "a.example": "owner_source" must be the https:// URL"#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "basis": "unverified", "source": " "}"#, #"entry "a.example": "source" must not be empty"#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "basis": "unverified", "source": "vendor docs"}"#, #"entry "a.example": "source" must be the https:// URL"#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "usa", "basis": "unverified", "source": "https://d.example/"}"#, #"entry "a.example": "country" must be an ISO 3166-1 alpha-2 code"#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "basis": "verified", "source": "https://d.example/", "checked": "2026-02-30", "evidence": "e"}"#, #"entry "a.example": "checked" must be a date written YYYY-MM-DD"#),
+        (#""a.example": {"company": "A", "category": "push", "owner": "O", "country": "US", "basis": "verified", "source": "https://d.example/", "checked": "1/2/2026", "evidence": "e"}"#, #"entry "a.example": "checked" must be a date"#),
         (#""a.example": {"company": "A", "category": "spyware", \#(trackerProvenance)}"#, #"entry "a.example": unknown category "spyware""#),
         (#""a.example": {"company": "Acme (", "category": "push", \#(trackerProvenance)}"#, #"entry "a.example": "company" must be `Brand (Company)` or `Company`"#),
         (#""a.example": {"company": "Acme ()", "category": "push", \#(trackerProvenance)}"#, #"entry "a.example": "company" must be"#),
@@ -108,14 +119,14 @@ struct TrackersLoadingTests {
     @Test("one naming rule: a company has one owner and country, a brand one company; the error names both lines")
     func namingRule() throws {
         let twoOwners = try #require(failure(makeTrackerJSON("""
-            "a.example": {"company": "Acme", "owner": "Acme Inc.", "country": "US", "category": "push", "source": "https://d.example/", "checked": "2026-01-01"},
-            "b.example": {"company": "Acme", "owner": "Acme Holdings", "country": "US", "category": "push", "source": "https://d.example/", "checked": "2026-01-01"}
+            "a.example": {"company": "Acme", "owner": "Acme Inc.", "country": "US", "category": "push", "basis": "unverified", "source": "https://d.example/"},
+            "b.example": {"company": "Acme", "owner": "Acme Holdings", "country": "US", "category": "push", "basis": "unverified", "source": "https://d.example/"}
         """)))
         #expect(twoOwners.hasPrefix(#"t.json:5:18: entry "b.example": company "Acme" has owner "Acme Holdings" (US) here but "Acme Inc." (US) at 4:18"#),
                 "\(twoOwners)")
         let twoFamilies = try #require(failure(makeTrackerJSON("""
-            "a.example": {"company": "Rocket (Acme)", "owner": "Acme Inc.", "country": "US", "category": "push", "source": "https://d.example/", "checked": "2026-01-01"},
-            "b.example": {"company": "Rocket (Zeta)", "owner": "Zeta Inc.", "country": "US", "category": "push", "source": "https://d.example/", "checked": "2026-01-01"}
+            "a.example": {"company": "Rocket (Acme)", "owner": "Acme Inc.", "country": "US", "category": "push", "basis": "unverified", "source": "https://d.example/"},
+            "b.example": {"company": "Rocket (Zeta)", "owner": "Zeta Inc.", "country": "US", "category": "push", "basis": "unverified", "source": "https://d.example/"}
         """)))
         #expect(twoFamilies.contains(#"brand "Rocket" belongs to company "Zeta" here but to "Acme" at 4:18"#), "\(twoFamilies)")
     }

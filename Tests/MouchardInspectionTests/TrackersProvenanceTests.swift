@@ -9,7 +9,7 @@ import Testing
 /// poses as a tracker.
 @Suite("Tracker directory: provenance and ownership of every entry")
 struct TrackersProvenanceTests {
-    @Test("every entry names brand, company, owner, country, kind, an https source and a checked date not in the future")
+    @Test("every entry names brand, company, owner, country, kind and an https source, and is verified or plainly marked unverified")
     func everyEntryIsDefensible() throws {
         let directory = try loadBundledTrackerDirectory()
         let today = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!,
@@ -21,9 +21,40 @@ struct TrackersProvenanceTests {
             #expect(entry.country.count == 2 && entry.country.allSatisfy { $0.isASCII && $0.isUppercase },
                     "\(entry.domain): country \(entry.country)")
             #expect(entry.source.hasPrefix("https://"), "\(entry.domain): source \(entry.source)")
-            #expect(TrackerDirectory.isCalendarDate(entry.checked) && entry.checked <= today,
-                    "\(entry.domain): checked \(entry.checked)")
+            switch entry.basis {
+            case .verified:
+                // Verified: the date it was checked (not in the future) and what the source showed.
+                let checked = try #require(entry.checked, "\(entry.domain): verified without a date")
+                #expect(TrackerDirectory.isCalendarDate(checked) && checked <= today, "\(entry.domain): checked \(checked)")
+                #expect((entry.evidence?.count ?? 0) >= 20, "\(entry.domain): evidence too short to say what was found")
+                if let ownerSource = entry.ownerSource { #expect(ownerSource.hasPrefix("http"), "\(entry.domain): owner_source") }
+            case .unverified:
+                // Unverified: no date and no evidence, so nothing claims a check that was not made.
+                #expect(entry.checked == nil && entry.evidence == nil && entry.ownerSource == nil, "\(entry.domain)")
+            }
         }
+    }
+
+    @Test("the entries a mobile audit meets most are verified against a source", arguments: [
+        "app-measurement.com", "graph.facebook.com", "adjust.com", "doubleclick.net", "firebaselogging-pa.googleapis.com",
+    ])
+    func mostCommonSDKHostsAreVerified(domain: String) throws {
+        let entry = try #require(try loadBundledTrackerDirectory().entry(forDomain: domain), "\(domain)")
+        #expect(entry.isVerified, "\(domain) is \(entry.basis.rawValue)")
+    }
+
+    @Test("an attribution carries its basis to the report: verified with its date, or unverified")
+    func attributionBasisReachesTheDestination() throws {
+        let directory = try loadBundledTrackerDirectory()
+        let attribution = TrackerAttribution(trackers: directory, policy: FirstPartyPolicy(
+            explicitDomains: ["lumotorch.example"], requestsPerHost: [:], appHints: [], trackers: directory))
+        let verified = attribution.attribute(host: "app.adjust.com")
+        #expect(verified.attributionBasis == "verified" && verified.attributionChecked != nil)
+        let unverifiedEntry = try #require(directory.entries.first { !$0.isVerified && $0.isTracker })
+        let unverified = attribution.attribute(host: unverifiedEntry.domain)
+        #expect(unverified.attributionBasis == "unverified" && unverified.attributionChecked == nil, "\(unverifiedEntry.domain)")
+        let unknown = attribution.attribute(host: "api.lumotorch.example")
+        #expect(unknown.attributionBasis == nil)
     }
 
     @Test("a company family has one owner and one country across the file")

@@ -28,7 +28,7 @@ import MouchardWire
         audit.finish()
         #expect(audit.summary.flows == 2)
         #expect(audit.summary.findings == 1)
-        #expect(audit.summary.findingsByCategory == ["device-id": 1])
+        #expect(audit.summary.findingsByCategory == [.deviceID: 1])
         let text = lines.text
         #expect(text.contains("#1 GET https://t.tracker.test/v1?advertiserId="))
         #expect(text.contains("device-id idfa → t.tracker.test query:advertiserId\n"))

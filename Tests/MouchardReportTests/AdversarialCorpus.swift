@@ -68,7 +68,7 @@ enum AdversarialCorpus {
                               tls: TLSFacts(serverName: "sni-\(p)", alpn: [p])))
             dns.append(DNSObservation(time: base, name: "dns-\(p)", addresses: [p]))
             let wheres = ["header:\(p)", "cookie:\(p)", "query:\(p)", "body:$.\(p)", "url", "form:\(p)"]
-            let categories = ["device-id", "location", "email", p]
+            let categories: [FindingCategory] = [.deviceID, .location, .email, FindingCategory(rawValue: p)]
             findings.append(Finding(
                 category: categories[i % categories.count], type: p,
                 request: FindingRequest(method: p, url: req.url),

@@ -92,7 +92,7 @@ import MouchardTestSupport
         for i in 0..<1500 {
             let f = ReportFixtures.flow(i + 1, "http://h\(i % 400).example/\(hostile)?q=\(hostile)", at: Double(i))
             flows.append(f)
-            var finding = ReportFixtures.finding(f, "device-id", "t\(hostile)", where: "query:\(i)\(hostile)",
+            var finding = ReportFixtures.finding(f, .deviceID, "t\(hostile)", where: "query:\(i)\(hostile)",
                                                  encoding: hostile, evidence: hostile, tracker: "Co\(i % 50)\(hostile)")
             finding.inner = hostile
             findings.append(finding)

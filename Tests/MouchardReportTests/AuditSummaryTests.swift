@@ -13,7 +13,7 @@ import MouchardInspection
         #expect(v.flows == 6)
         #expect(v.findings == 4)
         #expect(v.leakingRequests == 3)
-        #expect(v.categoriesFound == ["device-id", "location"])
+        #expect(v.categoriesFound == [.deviceID, .location])
         #expect(v.companies == ["Tracker One", "Tracker Two"])
         #expect(v.unattributedHosts == 0)
         #expect(v.cleartextFindings == 2)
@@ -41,7 +41,7 @@ import MouchardInspection
 
     @Test func matrixCategoriesAndGroups() {
         let (s, _) = ReportFixtures.smallSummary()
-        #expect(s.dataFlows.categories == ["device-id", "location"])
+        #expect(s.dataFlows.categories == [.deviceID, .location])
         #expect(s.dataFlows.companies == ["Tracker One", "Tracker Two"])
         #expect(s.dataFlows.cells == [[2, 1], [0, 1]])
         #expect(s.categories.map(\.findings) == [3, 1])
@@ -99,7 +99,7 @@ import MouchardInspection
         for i in 0..<300 {
             let f = ReportFixtures.flow(i + 1, "http://h\(i).example/p?x=\(i)", at: Double(i))
             flows.append(f)
-            findings.append(ReportFixtures.finding(f, "device-id", "type\(i % 40)", where: "query:k\(i)", tracker: "Co\(i % 30)"))
+            findings.append(ReportFixtures.finding(f, .deviceID, "type\(i % 40)", where: "query:k\(i)", tracker: "Co\(i % 30)"))
         }
         let limits = AuditSummaryLimits(destinations: 50, metadataOnlyHosts: 10, patternsPerGroup: 5, patternsTotal: 100,
                                         matrixCompanies: 8, timelineBuckets: 30)

@@ -72,7 +72,7 @@ func sarifSchemaErrors(_ bytes: [UInt8]) throws -> [String] {
     @Test func sarifIsValidAndHasOneResultPerFinding() throws {
         let (s, findings) = ReportFixtures.smallSummary()
         let rules = [RuleMetadata(id: "device-id.idfa", name: "AdvertisingIdentifier", shortDescription: "IDFA sent",
-                                  help: "Do not send the IDFA without consent.", category: "device-id", severity: .high)]
+                                  help: "Do not send the IDFA without consent.", category: .deviceID, severity: .high)]
         let bytes = try SARIFReport.render(s, findings: findings, rules: rules)
         #expect(try sarifSchemaErrors(bytes) == [])
         let log = try JSONValue.parse(bytes)

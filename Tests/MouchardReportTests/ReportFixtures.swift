@@ -32,7 +32,7 @@ enum ReportFixtures {
              server: Endpoint(address: "203.0.113.\(id % 250)", port: 443), tls: TLSFacts(serverName: sni, alpn: alpn))
     }
 
-    static func finding(_ flow: Flow, _ category: String, _ type: String, where w: String, encoding: String = "plain",
+    static func finding(_ flow: Flow, _ category: FindingCategory, _ type: String, where w: String, encoding: String = "plain",
                         evidence: String = "6D92…E7DC", tracker: String? = nil, trackerCategory: String? = nil,
                         thirdParty: Bool = true, severity: Severity? = .high) -> Finding {
         let r = flow.request ?? request("GET", "https://\(flow.host)/")
@@ -60,12 +60,12 @@ enum ReportFixtures {
         let f5 = tlsOnly(5, sni: "pinned.bank.example", at: 40)
         let f6 = tlsOnly(6, sni: "quic.video.example", at: 41, alpn: ["h3"])
         let findings = [
-            finding(f1, "device-id", "idfa", where: "query:idfa", tracker: "Tracker One", trackerCategory: "advertising"),
-            finding(f3, "location", "coordinates", where: "body:$.lat,$.lon", evidence: "47.08…,2.39…",
+            finding(f1, .deviceID, "idfa", where: "query:idfa", tracker: "Tracker One", trackerCategory: "advertising"),
+            finding(f3, .location, "coordinates", where: "body:$.lat,$.lon", evidence: "47.08…,2.39…",
                     tracker: "Tracker Two", trackerCategory: "analytics"),
-            finding(f3, "device-id", "idfa", where: "header:X-Ad-Id", encoding: "base64", tracker: "Tracker Two",
+            finding(f3, .deviceID, "idfa", where: "header:X-Ad-Id", encoding: "base64", tracker: "Tracker Two",
                     trackerCategory: "analytics"),
-            finding(f4, "device-id", "idfa", where: "query:idfa", tracker: "Tracker One", trackerCategory: "advertising"),
+            finding(f4, .deviceID, "idfa", where: "query:idfa", tracker: "Tracker One", trackerCategory: "advertising"),
         ]
         let dns = [
             DNSObservation(time: t0, name: "t.tracker-one.example", addresses: ["198.51.100.7"]),

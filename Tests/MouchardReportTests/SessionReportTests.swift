@@ -51,7 +51,7 @@ import MouchardTestSupport
         #expect(s.verdict.requests == requests)
         #expect(run.findings.count >= minimumFindings)
         #expect(s.verdict.findings == run.findings.count)
-        #expect(Set(s.verdict.categoriesFound).isSuperset(of: ["device-id", "location", "email", "phone-number", "contacts", "name"]))
+        #expect(Set(s.verdict.categoriesFound).isSuperset(of: [.deviceID, .location, .email, .phoneNumber, .contacts, .name]))
         #expect(s.verdict.companies.count >= 4)
         #expect(s.verdict.cleartextFindings > 0 && s.verdict.encryptedFindings > 0)
         #expect(s.verdict.cleartextFindings + s.verdict.encryptedFindings + s.verdict.metadataFindings == run.findings.count)

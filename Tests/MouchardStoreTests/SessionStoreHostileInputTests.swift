@@ -28,7 +28,7 @@ import Testing
         }
         try store.append(flows: flows)
         try store.append(findings: [
-            Finding(category: "device-id", type: "idfa", request: FindingRequest(method: "GET", url: "https://a.example/?id=x"),
+            Finding(category: .deviceID, type: "idfa", request: FindingRequest(method: "GET", url: "https://a.example/?id=x"),
                     destination: FindingDestination(host: "a.example", tracker: nil, trackerCategory: nil, thirdParty: true),
                     where: "query:id", encoding: "plain", evidence: "AEBE…6239", rule: "device-id.idfa", transport: "https",
                     flow: 1, confidence: 1, severity: .high, description: "IDFA", time: "2026-10-05T07:41:40.215Z", inner: nil),

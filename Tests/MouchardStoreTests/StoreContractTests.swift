@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 
 func sampleFinding(_ flow: Int?, _ type: String, confidence: Double?) -> Finding {
-    Finding(category: "device-id", type: type, request: FindingRequest(method: "GET", url: "https://a.example/?id=x"),
+    Finding(category: .deviceID, type: type, request: FindingRequest(method: "GET", url: "https://a.example/?id=x"),
             destination: FindingDestination(host: "a.example", tracker: "Ads Inc", trackerCategory: "advertising", thirdParty: true),
             where: "query:id", encoding: "base64+url", evidence: "9F55…8C22", rule: "device-id.idfa", transport: "https",
             flow: flow, confidence: confidence, severity: .high, description: "IDFA sent to Ads Inc.",

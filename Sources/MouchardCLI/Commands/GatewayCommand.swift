@@ -216,6 +216,9 @@ struct GatewayCommand: MouchardCommand {
             if s.rejectedCertificates > 0 { text += ", \(s.rejectedCertificates) TLS connections rejected our certificate" }
             if s.refusedConnections > 0 { text += ", \(s.refusedConnections) connections refused (not redirected, or to the listener itself)" }
         }
+        if sink.nameMismatches > 0 {
+            text += ", \(sink.nameMismatches) flows went to an address their name (SNI or Host) did not resolve to (_nameMismatch)"
+        }
         text += "\n"
         for w in extraction.warnings { text += "mouchard gateway: capture warning: \(w)\n" }
         text += recorder.finish(io: io) ?? ""

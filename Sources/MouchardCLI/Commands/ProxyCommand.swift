@@ -139,7 +139,7 @@ struct ProxyCommand: MouchardCommand {
         var text = "mouchard: \(summary.flows) flow\(summary.flows == 1 ? "" : "s"), \(summary.findings) finding"
         text += summary.findings == 1 ? "" : "s"
         if !summary.findingsByCategory.isEmpty {
-            text += " (" + summary.findingsByCategory.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
+            text += " (" + summary.findingsByCategory.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
         }
         text += ", \(summary.hosts.count) host\(summary.hosts.count == 1 ? "" : "s")"
         if let s = server.statistics, s.rejectedCertificates > 0 {

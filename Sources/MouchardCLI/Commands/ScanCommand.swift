@@ -62,7 +62,7 @@ struct ScanCommand: MouchardCommand {
             default: break
             }
             count += 1
-            if !hit { hit = failOn.contains("any") || failOn.contains(f.category) }
+            if !hit { hit = failOn.contains("any") || failOn.contains(f.category.rawValue) }
             out.flushIfFull()
         }
         switch format {
@@ -102,7 +102,7 @@ enum TextSummary {
             for g in summary.findingGroups where g.host == d.host {
                 for p in g.patterns {
                     let inner = p.inner.map { " → \(VisibleText.shown($0, limit: 80))" } ?? ""
-                    s += "    \(pad(g.category, 13)) \(pad(VisibleText.shown(p.type, limit: 40), 15)) \(VisibleText.shown(p.where, limit: 80))\(inner)"
+                    s += "    \(pad(g.category.rawValue, 13)) \(pad(VisibleText.shown(p.type, limit: 40), 15)) \(VisibleText.shown(p.where, limit: 80))\(inner)"
                     s += "  [\(VisibleText.shown(p.encoding, limit: 40))]  \(VisibleText.shown(p.evidence, limit: 60))"
                     s += p.occurrences > 1 ? "  ×\(p.occurrences)\n" : "\n"
                 }

@@ -13,7 +13,8 @@ struct TrackersCommand: MouchardCommand {
         discussion: """
         subcommands:
           lookup HOST...  the entry each host matches (longest matching domain), with brand, owner,
-                          country, kind, source, checked date, and the shorter entries it overrides
+                          country, kind, basis (verified with date and evidence, or unverified),
+                          source, and the shorter entries it overrides
           check [FILE]    load FILE (default: trackers.json of the rule directory) and print its size,
                           or the first problem as FILE:LINE:COLUMN
 
@@ -61,8 +62,10 @@ struct TrackersCommand: MouchardCommand {
             let trackers = entries.filter(\.isTracker).count
             let companies = Set(entries.map(\.company)).count
             let brands = Set(entries.map(\.brand)).count
+            let verified = entries.filter(\.isVerified).count
             io.out("\(file): \(entries.count) domains (\(trackers) trackers, \(entries.count - trackers) infrastructure or platform), "
-                   + "\(brands) brands of \(companies) companies; loaded in \(String(format: "%.1f", milliseconds)) ms\n")
+                   + "\(brands) brands of \(companies) companies; \(verified) verified, \(entries.count - verified) unverified; "
+                   + "loaded in \(String(format: "%.1f", milliseconds)) ms\n")
             return 0
         default:
             throw UsageError("unknown 'trackers' subcommand '\(subcommand)' (lookup or check)")
@@ -97,8 +100,10 @@ struct TrackersCommand: MouchardCommand {
         t += "  owner     \(entry.owner) (\(entry.country))\n"
         if let product = entry.product { t += "  product   \(product)\n" }
         t += "  kind      \(entry.category.rawValue)\n"
-        t += "  source    \(entry.source)\n"
-        t += "  checked   \(entry.checked)\n"
+        t += "  basis     \(entry.basis.label(checked: entry.checked))\n"
+        t += "  source    \(entry.source)\(entry.isVerified ? "" : " (not checked)")\n"
+        if let evidence = entry.evidence { t += "  evidence  \(evidence)\n" }
+        if let ownerSource = entry.ownerSource { t += "  ownership \(ownerSource)\n" }
         if let note = entry.note { t += "  note      \(note)\n" }
         for shorter in matches.dropFirst() {
             t += "  overrides \(shorter.domain) (\(shorter.brandAndCompany), \(shorter.category.rawValue))\n"
@@ -123,7 +128,10 @@ struct TrackersCommand: MouchardCommand {
         var fields = ["\"host\":\(quoted(host))", "\"matched\":\(quoted(e.domain))", "\"tracker\":\(e.isTracker)",
                       "\"brand\":\(quoted(e.brand))", "\"company\":\(quoted(e.company))", "\"owner\":\(quoted(e.owner))",
                       "\"country\":\(quoted(e.country))", "\"kind\":\(quoted(e.category.rawValue))",
-                      "\"source\":\(quoted(e.source))", "\"checked\":\(quoted(e.checked))"]
+                      "\"basis\":\(quoted(e.basis.rawValue))", "\"source\":\(quoted(e.source))"]
+        if let c = e.checked { fields.append("\"checked\":\(quoted(c))") }
+        if let v = e.evidence { fields.append("\"evidence\":\(quoted(v))") }
+        if let o = e.ownerSource { fields.append("\"owner_source\":\(quoted(o))") }
         if let p = e.product { fields.append("\"product\":\(quoted(p))") }
         if let n = e.note { fields.append("\"note\":\(quoted(n))") }
         fields.append("\"overrides\":[" + matches.dropFirst().map { quoted($0.domain) }.joined(separator: ",") + "]")

@@ -1,5 +1,6 @@
 import Foundation
 import MouchardCodec
+import MouchardFindings
 
 /// Finds the device profile's values in extracted fields, whatever their encoding: every value is
 /// expanded once into its variants (case, separators, percent-encoding, hex, base64 at the three
@@ -9,7 +10,7 @@ import MouchardCodec
 public struct KnownValueMatcher: Sendable {
     /// What one variant stands for.
     public struct Target: Sendable, Hashable {
-        public var category: String
+        public var category: FindingCategory
         public var type: String
         /// How the variant transforms the value.
         public var transform: ValueTransform
@@ -122,23 +123,23 @@ public struct KnownValueMatcher: Sendable {
     init(profile: DeviceProfile, narrowTransitions: Bool) {
         var b = VariantBuilder()
         for (type, value) in profile.identifiers {
-            b.addIdentifier(value, category: "device-id", type: type)
+            b.addIdentifier(value, category: .deviceID, type: type)
         }
         let region = profile.effectiveRegion
-        if let name = profile.ownerName { b.addName(name, category: "name", type: "name") }
-        for e in profile.ownerEmails { b.addEmail(e, category: "email", type: "email") }
-        for p in profile.ownerPhones { b.addPhone(p, region: region, category: "phone-number", type: "phone") }
+        if let name = profile.ownerName { b.addName(name, category: .name, type: "name") }
+        for e in profile.ownerEmails { b.addEmail(e, category: .email, type: "email") }
+        for p in profile.ownerPhones { b.addPhone(p, region: region, category: .phoneNumber, type: "phone") }
         for c in profile.contacts {
-            if let n = c.name { b.addName(n, category: "contacts", type: "contact-name") }
-            for e in c.emails { b.addEmail(e, category: "contacts", type: "contact-email") }
-            for p in c.phones { b.addPhone(p, region: region, category: "contacts", type: "contact-phone") }
+            if let n = c.name { b.addName(n, category: .contacts, type: "contact-name") }
+            for e in c.emails { b.addEmail(e, category: .contacts, type: "contact-email") }
+            for p in c.phones { b.addPhone(p, region: region, category: .contacts, type: "contact-phone") }
         }
         var parts: [String: [(name: Int, part: Int)]] = [:]
         var split: [(target: Target, parts: Int)] = []
         var lengths = Set<Int>()
-        var named: [(String, String, String)] = []
-        if let n = profile.ownerName { named.append((n, "name", "name")) }
-        for c in profile.contacts { if let n = c.name { named.append((n, "contacts", "contact-name")) } }
+        var named: [(String, FindingCategory, String)] = []
+        if let n = profile.ownerName { named.append((n, .name, "name")) }
+        for c in profile.contacts { if let n = c.name { named.append((n, .contacts, "contact-name")) } }
         for (name, category, type) in named {
             let words = name.split(separator: " ").map(String.init).filter { $0.count >= 2 }
             guard words.count >= 2 else { continue }
@@ -441,13 +442,13 @@ private struct VariantBuilder {
         targets.append(target)
     }
 
-    func target(_ c: String, _ t: String, _ transform: ValueTransform, _ v: String) -> KnownValueMatcher.Target {
+    func target(_ c: FindingCategory, _ t: String, _ transform: ValueTransform, _ v: String) -> KnownValueMatcher.Target {
         .init(category: c, type: t, transform: transform, value: v)
     }
 
     /// Plain, percent-encoded, hex and base64 forms of each written form, and digests of each
     /// (written and case-normalized) form.
-    mutating func addForms(_ forms: [String], digestForms: [String], category: String, type: String, value: String) {
+    mutating func addForms(_ forms: [String], digestForms: [String], category: FindingCategory, type: String, value: String) {
         for f in forms {
             add(f, target(category, type, .plain, value))
             let pe = String(decoding: ByteCodecs.percentEncode(Array(f.utf8)), as: UTF8.self)
@@ -488,7 +489,7 @@ private struct VariantBuilder {
         return out
     }
 
-    mutating func addIdentifier(_ raw: String, category: String, type: String) {
+    mutating func addIdentifier(_ raw: String, category: FindingCategory, type: String) {
         let v = raw.trimmingASCIISpaces()
         let stripped = v.filter { $0 != "-" && $0 != ":" && $0 != " " && $0 != "." }
         var forms = [v, stripped]
@@ -508,13 +509,13 @@ private struct VariantBuilder {
         addForms(unique, digestForms: Array(Set(digestForms)).sorted(), category: category, type: type, value: v)
     }
 
-    mutating func addEmail(_ raw: String, category: String, type: String) {
+    mutating func addEmail(_ raw: String, category: FindingCategory, type: String) {
         let v = raw.trimmingASCIISpaces()
         let lower = v.lowercased()
         addForms(Array(Set([v, lower])).sorted(), digestForms: Array(Set([raw, v, lower])).sorted(), category: category, type: type, value: v)
     }
 
-    mutating func addName(_ raw: String, category: String, type: String) {
+    mutating func addName(_ raw: String, category: FindingCategory, type: String) {
         let v = raw.trimmingASCIISpaces()
         guard v.count >= 5 else { return }
         let folded = v.folding(options: [.diacriticInsensitive], locale: nil)
@@ -526,7 +527,7 @@ private struct VariantBuilder {
                  category: category, type: type, value: v)
     }
 
-    mutating func addPhone(_ raw: String, region: String?, category: String, type: String) {
+    mutating func addPhone(_ raw: String, region: String?, category: FindingCategory, type: String) {
         let t = target(category, type, .plain, raw)
         guard let e164 = PhoneNumbers.e164Digits(raw, region: region) else {
             // Unknown plan: match the digits as written.

@@ -23,7 +23,7 @@ struct CredentialDetector {
         guard Self.applies(to: request, transport: transport) else { return }
         if let auth = request.headers["Authorization"], auth.lowercased().hasPrefix("basic "),
            let decoded = ByteCodecs.base64Decode(Array(auth.utf8.dropFirst(6))[...]), decoded.contains(0x3A) {
-            out.add(Detection(category: "credentials", type: "basic-auth", origin: FieldOrigin(location: "header:Authorization", key: "Authorization"),
+            out.add(Detection(category: .credentials, type: "basic-auth", origin: FieldOrigin(location: "header:Authorization", key: "Authorization"),
                               encoding: "base64", evidence: String(decoding: decoded, as: UTF8.self), rule: "credentials.basic-auth",
                               confidence: 1.0, severity: .high, what: "HTTP Basic credentials"))
         }
@@ -38,7 +38,7 @@ struct CredentialDetector {
             guard !tokens.contains(where: { ["hash", "hashed", "policy", "reset", "forgot", "hint", "length", "strength", "type"].contains($0) }),
                   fields[i].bytes.count >= 3 else { continue }
             let field = fields[i]
-            out.add(Detection(category: "credentials", type: "password", origin: field.origin, encoding: field.origin.encodingChain(),
+            out.add(Detection(category: .credentials, type: "password", origin: field.origin, encoding: field.origin.encodingChain(),
                               evidence: String(decoding: field.bytes, as: UTF8.self), rule: "credentials.password",
                               confidence: 0.9, severity: .high, what: "A password"))
         }

@@ -24,7 +24,7 @@ struct PatternDetector {
             for index in rules.indices {
                 // Only the fields needed for the cheap exits are read from the array: passing the
                 // element copies (retains and releases every field of) the whole rule.
-                guard rules[index].category != "location", rules[index].places.isEmpty || rules[index].places.contains(place) else { continue }
+                guard rules[index].category != .location, rules[index].places.isEmpty || rules[index].places.contains(place) else { continue }
                 let keyScore = PatternRule.score(keys: rules[index].keys, parentKeys: rules[index].parentKeys, pathKeys: rules[index].pathKeys,
                                                  base: rules[index].base, key: key, parent: parent, path: path)
                 // Even a perfect candidate could not reach the threshold.
@@ -81,7 +81,7 @@ struct PatternDetector {
     /// A coordinate pair without a profile: two numbers with ≥ 2 decimals in latitude/longitude
     /// ranges, under latitude/longitude-like keys, or one string under a location-like key.
     func detectCoordinates(_ group: NumberGroup, into out: inout DetectionSet) {
-        let locationRules = rules.filter { $0.category == "location" }
+        let locationRules = rules.filter { $0.category == .location }
         guard !locationRules.isEmpty else { return }
         for rule in locationRules {
             let minDecimals = rule.minLength > 1 ? rule.minLength : 2

@@ -6,7 +6,7 @@ import MouchardFindings
 /// less likely to be the user's data. Used without a device profile (pattern mode).
 public struct PatternRule: Sendable {
     public var id: String
-    public var category: String
+    public var category: FindingCategory
     public var type: String
     public var description: String
     public var severity: Severity
@@ -79,7 +79,7 @@ public struct RuleSet: Sendable {
         self.files = files
     }
 
-    public var categories: [String] { Array(Set(rules.map(\.category))).sorted() }
+    public var categories: [FindingCategory] { Array(Set(rules.map(\.category))).sorted() }
 }
 
 /// Splits a key into lower-case tokens: `advertisingId` → [advertising, id], `$ios_ifa` → [ios, ifa].

@@ -106,7 +106,7 @@ public enum RuleFileLoader {
         let threshold = try r.number(m["threshold"]) ?? 0.5
         guard (0...1).contains(threshold) else { throw r.error(at: m["threshold"]!.value.offset, "threshold must be between 0 and 1") }
         var rule = PatternRule(
-            id: id, category: category, type: type, description: try r.string(m["description"]) ?? "", severity: severity,
+            id: id, category: FindingCategory(rawValue: category), type: type, description: try r.string(m["description"]) ?? "", severity: severity,
             places: Set(where_), shape: shape, lengths: lengths,
             minLength: Int(try r.number(m["min_length"]) ?? 1), maxLength: Int(try r.number(m["max_length"]) ?? 4096),
             validators: validators, exclusions: Set(try r.strings(m["exclude"]).map { $0.lowercased() }),

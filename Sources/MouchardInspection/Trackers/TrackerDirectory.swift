@@ -12,14 +12,19 @@ import MouchardWire
 ///   "trackers": {
 ///     "appsflyersdk.com": {"company": "AppsFlyer", "owner": "AppsFlyer Ltd.", "country": "IL",
 ///                          "product": "AppsFlyer SDK", "category": "attribution",
-///                          "source": "https://dev.appsflyer.com/...", "checked": "2026-12-02"} } }
+///                          "basis": "verified", "source": "https://dev.appsflyer.com/...",
+///                          "checked": "2026-12-02", "evidence": "what the source shows"} } }
 /// ```
 ///
-/// Loading is strict: an unknown field, a missing or empty required field, an unknown category, a
-/// country that is not two upper-case letters, a `checked` that is not a `YYYY-MM-DD` date, a `source`
-/// that is not an `https://` URL, a domain that is not a lower-case host name of at least two labels,
-/// a domain written twice, or a brand given two different owners is an error that names the file, line,
-/// column and entry.
+/// `basis` says whether the attribution was checked against its source: `verified` entries carry the
+/// `checked` date and the `evidence` found (and `owner_source` when the owner was confirmed elsewhere);
+/// `unverified` entries carry neither, their `source` being only the vendor page named from knowledge.
+///
+/// Loading is strict: an unknown field, a missing or empty required field, an unknown category or basis,
+/// a verified entry without date or evidence, an unverified one with them, a country that is not two
+/// upper-case letters, a `checked` that is not a `YYYY-MM-DD` date, a `source` that is not an `https://`
+/// URL, a domain that is not a lower-case host name of at least two labels, a domain written twice, or a
+/// brand given two different owners is an error that names the file, line, column and entry.
 ///
 /// A domain matches itself and all its subdomains; the longest matching suffix wins (so
 /// `ads.tiktok.com` can be advertising while `tiktok.com` is social). `lookup(host:)` walks the host's
@@ -260,6 +265,9 @@ private struct TrackerDirectoryReader {
         var category: TrackerCategory?
         var source: String?
         var checked: String?
+        var evidence: String?
+        var ownerSource: String?
+        var basis: (value: TrackerBasis, offset: Int)?
         for field in fields {
             switch field.key {
             case "company":
@@ -283,10 +291,22 @@ private struct TrackerDirectoryReader {
                 source = try validString(field, entry: domain, TrackerDirectory.isWebURL) { _ in
                     "\"source\" must be the https:// URL of the documentation page or source file"
                 }
+            case "owner_source":
+                ownerSource = try validString(field, entry: domain, TrackerDirectory.isWebURL) { _ in
+                    "\"owner_source\" must be the https:// URL of the page that names the owner"
+                }
             case "checked":
                 checked = try validString(field, entry: domain, TrackerDirectory.isCalendarDate) {
                     "\"checked\" must be a date written YYYY-MM-DD, found \"\($0.prefix(20))\""
                 }
+            case "evidence":
+                evidence = try nonEmptyString(field, entry: domain)
+            case "basis":
+                let name = try nonEmptyString(field, entry: domain)
+                guard let known = TrackerBasis(rawValue: name) else {
+                    throw fail("unknown basis \"\(name.prefix(40))\" (verified or unverified)", at: field.value.offset, entry: domain)
+                }
+                basis = (known, field.value.offset)
             case "category":
                 let name = try nonEmptyString(field, entry: domain)
                 guard let known = TrackerCategory(rawValue: name) else {
@@ -304,12 +324,26 @@ private struct TrackerDirectoryReader {
         guard let country else { throw fail("missing \"country\"", at: entryOffset, entry: domain) }
         guard let category else { throw fail("missing \"category\"", at: entryOffset, entry: domain) }
         guard let source else { throw fail("missing \"source\"", at: entryOffset, entry: domain) }
-        guard let checked else { throw fail("missing \"checked\"", at: entryOffset, entry: domain) }
-        return TrackerEntry(domain: domain, company: company, brand: brand, owner: owner, country: country,
-                            product: product, category: category, source: source, checked: checked, note: note)
+        guard let basis else { throw fail("missing \"basis\" (verified or unverified)", at: entryOffset, entry: domain) }
+        var verification: TrackerEntry.Verification?
+        switch basis.value {
+        case .verified:
+            guard let checked else { throw fail("a verified entry needs \"checked\" (the date)", at: basis.offset, entry: domain) }
+            guard let evidence else {
+                throw fail("a verified entry needs \"evidence\" (what the source shows)", at: basis.offset, entry: domain)
+            }
+            verification = TrackerEntry.Verification(checked: checked, evidence: evidence, ownerSource: ownerSource)
+        case .unverified:
+            if checked != nil || evidence != nil || ownerSource != nil {
+                throw fail("an unverified entry must not carry \"checked\", \"evidence\" or \"owner_source\"",
+                           at: basis.offset, entry: domain)
+            }
+        }
+        return TrackerEntry(domain: domain, company: company, brand: brand, owner: owner, country: country, product: product,
+                            category: category, source: source, verification: verification, note: note)
     }
 
-    static let fieldNames = "company, owner, country, product, category, source, checked, note"
+    static let fieldNames = "company, owner, country, product, category, basis, source, checked, evidence, owner_source, note"
 
     /// A non-empty string that `isValid` accepts; else the error `problem` describes, at the value.
     func validString(_ field: JSONMember, entry: String, _ isValid: (String) -> Bool,

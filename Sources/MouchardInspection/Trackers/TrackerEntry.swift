@@ -29,19 +29,45 @@ public struct TrackerEntry: Sendable, Hashable {
     /// The SDK or service, e.g. `Firebase Crashlytics`; nil when the file does not say.
     public var product: String? { details.product }
     /// Where the attribution comes from: URL of the vendor's documentation page or of SDK source code.
+    /// For a `.verified` entry it is the page or code that was read; for an `.unverified` one it is only
+    /// the vendor page named from knowledge, never compared with a copy of it.
     public var source: String { details.source }
-    /// The date (`YYYY-MM-DD`) the domain's attribution and ownership were last checked.
-    public var checked: String { details.checked }
+    /// Whether the attribution was checked against the source (`verified`) or not (`unverified`).
+    public var basis: TrackerBasis { details.checked == nil ? .unverified : .verified }
+    /// The date (`YYYY-MM-DD`) the domain's attribution and ownership were checked; nil when unverified.
+    public var checked: String? { details.checked }
+    /// What the source showed about the domain and its owner; nil when unverified.
+    public var evidence: String? { details.evidence }
+    /// URL that showed the owner (an acquisition notice, the owner's own page) when `source` does not.
+    public var ownerSource: String? { details.ownerSource }
+    /// Whether the attribution was checked against stored material (source, date and evidence present).
+    public var isVerified: Bool { details.checked != nil }
     /// What the source says about the domain, in a few words (free text, optional).
     public var note: String? { details.note }
 
     public init(domain: String, company: String, brand: String? = nil, owner: String, country: String,
-                product: String? = nil, category: TrackerCategory, source: String, checked: String, note: String? = nil) {
+                product: String? = nil, category: TrackerCategory, source: String, verification: Verification? = nil,
+                note: String? = nil) {
         self.domain = domain
         self.company = company
         self.brand = brand ?? company
         self.category = category
-        self.details = Details(owner: owner, country: country, product: product, source: source, checked: checked, note: note)
+        self.details = Details(owner: owner, country: country, product: product, source: source, checked: verification?.checked,
+                               evidence: verification?.evidence, ownerSource: verification?.ownerSource, note: note)
+    }
+
+    /// What a verified entry adds: when it was checked, what the source showed, and where the owner was
+    /// confirmed when the source does not name it.
+    public struct Verification: Sendable, Hashable {
+        public var checked: String
+        public var evidence: String
+        public var ownerSource: String?
+
+        public init(checked: String, evidence: String, ownerSource: String? = nil) {
+            self.checked = checked
+            self.evidence = evidence
+            self.ownerSource = ownerSource
+        }
     }
 
     public static func == (a: TrackerEntry, b: TrackerEntry) -> Bool {
@@ -60,19 +86,24 @@ public struct TrackerEntry: Sendable, Hashable {
         let country: String
         let product: String?
         let source: String
-        let checked: String
+        let checked: String?
+        let evidence: String?
+        let ownerSource: String?
         let note: String?
 
-        init(owner: String, country: String, product: String?, source: String, checked: String, note: String?) {
+        init(owner: String, country: String, product: String?, source: String, checked: String?, evidence: String?,
+             ownerSource: String?, note: String?) {
             self.owner = owner
             self.country = country
             self.product = product
             self.source = source
             self.checked = checked
+            self.evidence = evidence
+            self.ownerSource = ownerSource
             self.note = note
         }
 
-        var values: [String?] { [owner, country, product, source, checked, note] }
+        var values: [String?] { [owner, country, product, source, checked, evidence, ownerSource, note] }
     }
 
     /// Whether this entry names a tracker (advertising, analytics, attribution...), as opposed to

@@ -57,7 +57,7 @@ private func seconds(since d: Date) -> String { String(format: "%.3f s", Date().
 /// A deterministic synthetic session: most flows to trackers, some to the app's API, some TLS-only.
 func syntheticSession(flows count: Int) -> ([Flow], [Finding], [DNSObservation]) {
     let t0 = Date(timeIntervalSince1970: 1_790_000_000)
-    let categories = ["device-id", "location", "email", "phone-number", "contacts", "name"]
+    let categories: [FindingCategory] = [.deviceID, .location, .email, .phoneNumber, .contacts, .name]
     let types = ["idfa", "coordinates", "email", "phone", "contact-name", "name", "idfv", "android_id"]
     let wheres = ["query:idfa", "body:$.lat", "header:x-email", "cookie:uid", "form:phone", "body:$.user.name"]
     var flows: [Flow] = []
