@@ -23,8 +23,8 @@ struct FleetSessionKey: Sendable, Hashable {
 }
 
 /// Rows for one session, ready to go into the fleet store in one transaction, with their ids:
-/// rows of `FlowRow.columns`, of the finding id then `FindingRow.columns`, of the DNS id then
-/// `DNSRow.columns` (the shapes of `JournalRows`).
+/// rows of `FlowRow.columns`, of the finding id, `FindingRow.columns` and `FindingColumns.names`,
+/// of the DNS id then `DNSRow.columns`.
 struct FleetBatch: Sendable {
     var flows: [[SQLValue]] = []
     var findings: [[SQLValue]] = []
@@ -44,8 +44,15 @@ struct FleetBatch: Sendable {
 }
 
 extension FleetBatch {
-    /// The rows read from a local session.
-    init(_ rows: JournalRows) { self.init(flows: rows.flows, findings: rows.findings, dns: rows.dns) }
+    /// The rows read from a local session (the findings' destination columns read from their JSON).
+    init(_ rows: JournalRows) {
+        let json = FindingRow.columns.firstIndex(of: "json")! + 1
+        let findings = rows.findings.map { row -> [SQLValue] in
+            guard json < row.count, case .text(let text) = row[json] else { return row + [.null, .null, .null, .null] }
+            return row + FindingColumns.values(json: text)
+        }
+        self.init(flows: rows.flows, findings: findings, dns: rows.dns)
+    }
 }
 
 /// Writes batches of one session into the fleet store, inside a transaction the caller opened
@@ -55,11 +62,11 @@ extension FleetBatch {
 /// the same transaction. A crash before the commit leaves nothing; after it, the position says so.
 enum FleetBatchWriter {
     static let flowCopySQL = copySQL("flows", FlowRow.columns)
-    static let findingCopySQL = copySQL("findings", ["id"] + FindingRow.columns)
+    static let findingCopySQL = copySQL("findings", ["id"] + FindingRow.columns + FindingColumns.names)
     static let dnsCopySQL = copySQL("dns", ["id"] + DNSRow.columns)
 
     static let flowTypes = FlowRow.columns.map { PostgresSchema.flowColumnTypes[$0] ?? .text }
-    static let findingTypes = (["id"] + FindingRow.columns).map { PostgresSchema.findingColumnTypes[$0] ?? .text }
+    static let findingTypes = (["id"] + FindingRow.columns + FindingColumns.names).map { PostgresSchema.findingColumnTypes[$0] ?? .text }
     static let dnsTypes = (["id"] + DNSRow.columns).map { PostgresSchema.dnsColumnTypes[$0] ?? .text }
 
     static func copySQL(_ table: String, _ columns: [String]) -> String {
@@ -95,14 +102,13 @@ enum FleetBatchWriter {
         }
         if !batch.findings.isEmpty {
             try c.copyIn(findingCopySQL, data: encode(batch.findings, types: findingTypes, key))
+            let hosts = HostFindings(batch.findings)
             try c.query("""
                 INSERT INTO mouchard.destinations AS d (session_id, session_start, host, findings, company)
-                SELECT session_id, session_start, host, count(*), max(company)
-                FROM mouchard.findings WHERE session_id = $1::uuid AND session_start = $2::timestamptz AND id = ANY($3::bigint[])
-                GROUP BY session_id, session_start, host
+                SELECT $1::uuid, $2::timestamptz, h, n, c FROM unnest($3::text[], $4::bigint[], $5::text[]) AS u(h, n, c)
                 ON CONFLICT (session_id, host, session_start) DO UPDATE SET findings = d.findings + excluded.findings,
                     company = coalesce(d.company, excluded.company)
-                """, [key.id, key.startParameter, idArray(batch.findings)])
+                """, [key.id, key.startParameter] + hosts.arrayParameters)
         }
         if !batch.dns.isEmpty {
             try c.copyIn(dnsCopySQL, data: encode(batch.dns, types: dnsTypes, key))
@@ -142,17 +148,12 @@ enum FleetBatchWriter {
         return buffer.finished()
     }
 
-    /// `{"a","b\\"c"}`: strings as an array parameter (quoted, `"` and `\\` escaped, NUL cleaned).
-    static func textArray(_ items: [String]) -> String {
-        "{" + items.map { s in
-            "\"" + clean(s).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    /// `{"a","b\\"c",NULL}`: strings as an array parameter (quoted, `"` and `\\` escaped, NUL cleaned).
+    static func textArray(_ items: [String?]) -> String {
+        "{" + items.map { item in
+            guard let s = item else { return "NULL" }
+            return "\"" + clean(s).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }.joined(separator: ",") + "}"
-    }
-
-    /// `{1,2,3}`: the ids (first column) of the rows, as an array parameter.
-    static func idArray(_ rows: [[SQLValue]]) -> String {
-        "{" + rows.compactMap { if case .integer(let id)? = $0.first { return String(id) } else { return nil } }
-            .joined(separator: ",") + "}"
     }
 
     /// Text without NUL characters (PostgreSQL text cannot hold them), for parameters.
@@ -226,5 +227,32 @@ struct HostTotals {
         func list(_ values: [String]) -> String { "{" + values.joined(separator: ",") + "}" }
         return [FleetBatchWriter.textArray(hosts), list(rows.map { String($0.flows) }), list(rows.map { "\($0.first)" }),
                 list(rows.map { "\($0.last)" }), list(rows.map { String($0.requestBytes) }), list(rows.map { String($0.responseBytes) })]
+    }
+}
+
+/// Per host of a batch of finding rows: how many, and the first company named; as the array
+/// parameters of the destinations upsert.
+struct HostFindings {
+    private(set) var totals: [String: (findings: Int, company: String?)] = [:]
+
+    /// Columns of a finding row: its id, `FindingRow.columns`, `FindingColumns.names`.
+    static let hostColumn = FindingRow.columns.firstIndex(of: "host")! + 1
+    static let companyColumn = FindingRow.columns.count + 1
+
+    init(_ rows: [[SQLValue]]) {
+        for row in rows where row.count > Self.companyColumn {
+            guard case .text(let host) = row[Self.hostColumn] else { continue }
+            var t = totals[host, default: (0, nil)]
+            t.findings += 1
+            if t.company == nil, case .text(let company) = row[Self.companyColumn] { t.company = company }
+            totals[host] = t
+        }
+    }
+
+    /// hosts, findings, companies.
+    var arrayParameters: [String?] {
+        let hosts = totals.keys.sorted()
+        return [FleetBatchWriter.textArray(hosts), "{" + hosts.map { String(totals[$0]!.findings) }.joined(separator: ",") + "}",
+                FleetBatchWriter.textArray(hosts.map { totals[$0]!.company })]
     }
 }

@@ -3,8 +3,7 @@ import MouchardStore
 /// Rows in PostgreSQL's binary COPY format (`COPY t (cols) FROM STDIN WITH (FORMAT binary)`): a
 /// signature and two zero words, then per row a 16-bit field count and per field a 32-bit length
 /// (-1 for NULL) and the value in the type's binary form, then a -1 trailer. Values are network
-/// byte order. Text cannot hold NUL in PostgreSQL, nor jsonb a `\u0000` escape: either is written
-/// as U+FFFD.
+/// byte order. Text cannot hold NUL in PostgreSQL: a NUL character is written as U+FFFD.
 struct PGCopyBuffer {
     private(set) var bytes: [UInt8]
     private(set) var rows = 0
@@ -48,9 +47,6 @@ struct PGCopyBuffer {
         case (.real(let d), .int2), (.real(let d), .int4), (.real(let d), .int8), (.real(let d), .bool):
             if let n = Int64(exactly: d.rounded(.towardZero)) { append(.integer(n), as: type) } else { null() }
         case (.text(let s), .text), (.text(let s), .json): text(s)
-        case (.text(let s), .jsonb):
-            let utf8 = Self.withoutNULEscapes(Self.withoutNUL(s))
-            field(utf8.count + 1) { $0.append(1); $0 += utf8 }
         case (.text(let s), .int2), (.text(let s), .int4), (.text(let s), .int8), (.text(let s), .bool):
             if let n = Int64(s) { append(.integer(n), as: type) } else { null() }
         case (.text(let s), .float8): if let d = Double(s) { float8(d) } else { null() }
@@ -81,30 +77,6 @@ struct PGCopyBuffer {
         guard utf8.contains(0) else { return utf8 }
         utf8 = utf8.flatMap { $0 == 0 ? [0xEF, 0xBF, 0xBD] : [$0] }
         return utf8
-    }
-
-    /// JSON text with each `\u0000` escape (outside an escaped backslash) written `\ufffd`.
-    static func withoutNULEscapes(_ json: [UInt8]) -> [UInt8] {
-        let escape = Array("\\u0000".utf8)
-        guard json.count >= escape.count, json.contains(UInt8(ascii: "\\")) else { return json }
-        var out: [UInt8] = []
-        out.reserveCapacity(json.count)
-        var i = 0
-        while i < json.count {
-            if json[i] == UInt8(ascii: "\\"), i + 1 < json.count {
-                if i + 6 <= json.count, Array(json[i..<(i + 6)]) == escape {
-                    out += Array("\\ufffd".utf8)
-                    i += 6
-                } else {
-                    out += json[i...(i + 1)]
-                    i += 2
-                }
-            } else {
-                out.append(json[i])
-                i += 1
-            }
-        }
-        return out
     }
 
     private mutating func field(_ length: Int, _ write: (inout [UInt8]) -> Void) {

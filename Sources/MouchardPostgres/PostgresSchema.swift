@@ -74,11 +74,11 @@ enum PostgresSchema {
         type text NOT NULL,
         rule text NOT NULL,
         host text NOT NULL,
-        json jsonb NOT NULL,
-        company text GENERATED ALWAYS AS (json -> 'destination' ->> 'tracker') STORED,
-        owner text GENERATED ALWAYS AS (json -> 'destination' ->> 'owner') STORED,
-        tracker_category text GENERATED ALWAYS AS (json -> 'destination' ->> 'tracker_category') STORED,
-        third_party boolean GENERATED ALWAYS AS ((json -> 'destination' ->> 'third_party')::boolean) STORED,
+        json json NOT NULL,
+        company text,
+        owner text,
+        tracker_category text,
+        third_party boolean,
         PRIMARY KEY (session_id, id, session_start)
     ) PARTITION BY RANGE (session_start);
     CREATE INDEX findings_category ON mouchard.findings (category, company);
@@ -151,8 +151,8 @@ enum PostgresSchema {
         "req_headers": .bytea, "req_body": .bytea, "req_body_truncated": .bool,
         "resp_status": .int4, "resp_headers": .bytea, "resp_body": .bytea, "resp_body_truncated": .bool,
     ]
-    /// Likewise for `mouchard.findings` (the id, then `FindingRow.columns`).
-    static let findingColumnTypes: [String: PGType] = ["id": .int8, "flow": .int8, "json": .jsonb]
+    /// Likewise for `mouchard.findings` (the id, `FindingRow.columns`, then `FindingColumns.names`).
+    static let findingColumnTypes: [String: PGType] = ["id": .int8, "flow": .int8, "json": .json, "third_party": .bool]
     /// Likewise for `mouchard.dns` (the id, then `DNSRow.columns`).
     static let dnsColumnTypes: [String: PGType] = ["id": .int8, "time": .float8, "client_port": .int4, "server_port": .int4]
 

@@ -66,7 +66,7 @@ public final class PostgresSessionStore: SessionStoring {
     }
 
     public func append(findings: [Finding]) throws(StoreError) {
-        try appendNumbered(findings.map(FindingRow.values), \.finding) { FleetBatch(findings: $0) }
+        try appendNumbered(findings.map { FindingRow.values($0) + FindingColumns.values($0) }, \.finding) { FleetBatch(findings: $0) }
     }
 
     public func append(dns: [DNSObservation]) throws(StoreError) {

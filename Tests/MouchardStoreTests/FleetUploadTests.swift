@@ -168,7 +168,7 @@ import Testing
             })
         }
         let names: [PGType: String] = [.int8: "int8", .int4: "int4", .float8: "float8", .bool: "bool", .bytea: "bytea",
-                                       .text: "text", .jsonb: "jsonb"]
+                                       .text: "text", .json: "json"]
         for (table, list, types) in [("flows", FlowRow.columns, PostgresSchema.flowColumnTypes),
                                      ("findings", ["id"] + FindingRow.columns, PostgresSchema.findingColumnTypes),
                                      ("dns", ["id"] + DNSRow.columns, PostgresSchema.dnsColumnTypes)] {

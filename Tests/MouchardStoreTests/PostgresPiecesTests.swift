@@ -47,9 +47,12 @@ import Testing
         let tail = Array(c.finished().dropFirst(19))
         #expect(tail == [0, 0, 0, 4, 0, 0, 0, 12] + [0xFF, 0xFF, 0xFF, 0xFF] + [0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 3]
                 + [0, 0, 0, 1, 0x37] + [0xFF, 0xFF])
-        // jsonb refuses a \u0000 escape: it becomes \ufffd, an escaped backslash before "u0000" stays.
-        #expect(PGCopyBuffer.withoutNULEscapes(Array(#"{"a":"x\u0000y","b":"\\u0000"}"#.utf8))
-                == Array(#"{"a":"x\ufffdy","b":"\\u0000"}"#.utf8))
+        // The destination columns of a stored finding, read from its JSON alone.
+        let json = StoreJSON.encode(sampleFinding(3, "idfa", confidence: 1))
+        #expect(FindingColumns.values(json: json) == [.text("Ads Inc"), .null, .text("advertising"), .integer(1)])
+        #expect(FindingColumns.values(json: #"{"evidence":"\"destination\":{\"tracker\":\"x\"}","destination":{"host":"h","third_party":false}}"#)
+                == [.null, .null, .null, .integer(0)])
+        #expect(FindingColumns.values(json: "{\"destination\":{\"tracker\":") == [.null, .null, .null, .null])
     }
 
     @Test func timestampsAndUUIDs() {
