@@ -37,7 +37,9 @@ let package = Package(
         .target(name: "MouchardStore", dependencies: ["CSQLite", "MouchardWire", "MouchardFlow", "MouchardFindings"]),
         .target(name: "MouchardPosix", dependencies: ["CMouchardShims"]),
         // The fleet store: sessions of many recorders in one PostgreSQL database (wraps libpq).
-        .target(name: "MouchardPostgres", dependencies: ["CLibpq", "MouchardStore", "MouchardFlow", "MouchardFindings"]),
+        .target(name: "MouchardPostgres", dependencies: [
+            "CLibpq", "CMouchardShims", "MouchardStore", "MouchardFlow", "MouchardFindings", "MouchardWire",
+        ]),
 
         // The heart: rules, decoders, detectors (pure, plus digests and inflate from MouchardCodec).
         .target(name: "MouchardInspection", dependencies: [

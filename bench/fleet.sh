@@ -163,7 +163,7 @@ start_proxy() { # sqlite|postgres → PID
   PID=$!; pids+=("$PID"); wait_port $P
 }
 stop_proxy() { kill -INT "$1" 2>/dev/null || true; for _ in $(seq 600); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; kill -9 "$1" 2>/dev/null || true; }
-printf "%-6s %-9s %12s %10s\n" load store "requests/s" p99
+printf "%-6s %-9s %12s %10s %9s\n" load store "requests/s" p99 "stopping"
 for round in $(seq "$ROUNDS"); do
   for load in plain tls13; do
     for store in sqlite postgres; do
@@ -177,9 +177,17 @@ for round in $(seq "$ROUNDS"); do
         res=$("$work/proxy_load" tls13 $P localhost $O_HTTPS 32 "$SECS")
         rps=$(echo "$res" | awk '{print $6}'); p99=$(echo "$res" | awk '{print $10}')ms
       fi
+      # Stopping waits for the upload to finish: that time is the backlog the load left.
+      t0=$(date +%s.%N)
       stop_proxy "$PID"
+      stopped=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}')
       cat "$work/proxy-$store.out" >> "$work/proxy-$store-all.out"
-      printf "%-6s %-9s %12s %10s  %s\n" "$load" "$store" "$rps" "$p99" "$(grep -ho 'fleet store: .*' "$work/proxy-$store.out" | cut -c1-90 || true)"
+      if [ -z "$rps" ] || [ "${rps%.*}" = 0 ]; then
+        echo "$load $store: the load run failed (no requests/s); last lines of the proxy's output:"; tail -3 "$work/proxy-$store.out"
+        continue
+      fi
+      printf "%-6s %-9s %12s %10s %8ss  %s\n" "$load" "$store" "$rps" "$p99" "$stopped" \
+        "$(grep -ho 'fleet store: [0-9]* flows' "$work/proxy-$store.out" || true)"
       echo "proxy $load $store $rps" >> "$work/results"
     done
   done

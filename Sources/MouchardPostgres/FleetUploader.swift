@@ -1,3 +1,4 @@
+import CMouchardShims
 import Foundation
 import MouchardStore
 import Synchronization
@@ -10,7 +11,9 @@ import Synchronization
 /// nothing is lost and nothing is stored twice. While the database is slow, the journal runs
 /// ahead and batches grow; while it is away, the uploader tries again (`UploadBackoff`) and says so
 /// once. An error that would repeat (a refused row, a newer schema) stops the uploading; the
-/// journal keeps everything for `mouchard sync`.
+/// journal keeps everything for `mouchard sync`. The thread runs at a lower priority (`threadNice`):
+/// when the machine is busy, the recorder (event loops, capture, live audit) goes first and the
+/// upload takes what CPU is left, catching up when the load drops.
 public final class FleetUploader: Sendable {
     public static let batchRows = 2000
     public static let batchBytes = 8 << 20
@@ -18,6 +21,9 @@ public final class FleetUploader: Sendable {
     static let idlePoll = 1.0
     /// How long `finish` waits past its deadline for a thread blocked in the database.
     static let stuckGrace = 5.0
+    /// The upload thread's nice value (0 is the recorder's; 10 gets about a tenth of its share of a
+    /// busy core).
+    static let threadNice: Int32 = 10
 
     /// What the uploader has done so far.
     public struct Status: Sendable, Hashable {
@@ -85,6 +91,7 @@ public final class FleetUploader: Sendable {
         }
         guard first else { return }
         let thread = Thread { [self] in
+            _ = mouchard_set_thread_nice(Self.threadNice)
             self.run()
         }
         thread.name = "mouchard-fleet-upload"
