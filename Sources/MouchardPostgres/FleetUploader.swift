@@ -145,6 +145,18 @@ public final class FleetUploader: Sendable {
         var backoff = UploadBackoff()
         var pushedMetadata: [String: String]?
         var saidAway = false
+        let reader: JournalReader
+        do {
+            reader = try journal.journalReader()
+        } catch {
+            statusBox.withLock { s in
+                s.lastError = error.description
+                s.stopped = true
+            }
+            log("mouchard: warning: fleet upload stopped: \(error)\n")
+            signal { $0.finished = true }
+            return
+        }
         while true {
             let (stopping, deadline) = control.withLock { ($0.stopping, $0.deadline) }
             if let deadline, Date() >= deadline { break }
@@ -163,9 +175,9 @@ public final class FleetUploader: Sendable {
                     saidAway = false
                 }
                 guard let (connection, key) = link else { continue }
-                let rows = try journal.journalRows(after: position, limit: Self.batchRows, byteLimit: Self.batchBytes)
+                let rows = try reader.rows(after: position, limit: Self.batchRows, byteLimit: Self.batchBytes)
                 var batch = FleetBatch(rows)
-                let metadata = try journal.allMetadata()
+                let metadata = try reader.metadata()
                 if metadata != pushedMetadata {
                     for (k, v) in metadata where pushedMetadata?[k] != v { batch.metadata[k] = v }
                     for k in (pushedMetadata ?? [:]).keys where metadata[k] == nil { batch.metadata[k] = .some(nil) }

@@ -39,8 +39,8 @@ public final class SpooledSessionStore: SessionStoring {
     /// status and how many flows are still only local.
     public func finish(timeout: Double) -> (status: FleetUploader.Status, flowsLeft: Int) {
         let status = uploader.finish(timeout: timeout)
-        let end = (try? journal.journalEnd()) ?? SessionStore.JournalPosition(flow: 0, finding: 0, dns: 0)
-        let left = (try? journal.flowCount(after: status.uploaded?.flow ?? 0)) ?? max(0, end.flow - (status.uploaded?.flow ?? 0))
+        let after = status.uploaded?.flow ?? 0
+        let left = (try? journal.journalReader().flowCount(after: after)) ?? (try? journal.flowCount()) ?? 0
         return (status, left)
     }
 

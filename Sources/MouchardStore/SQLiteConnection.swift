@@ -74,6 +74,17 @@ final class SQLiteConnection {
         return out
     }
 
+    /// Runs `sql` with `values` bound and hands each row to `row` until it returns false (rows are
+    /// not collected: for reading a bounded amount of large rows).
+    func each(_ sql: String, _ values: [SQLValue] = [], row: (SQLiteStatement) throws(StoreError) -> Bool) throws(StoreError) {
+        let s = try statement(sql)
+        defer { s.reset() }
+        try s.bind(values)
+        while try s.step() {
+            if try !row(s) { return }
+        }
+    }
+
     /// Runs a statement that returns no rows.
     func run(_ sql: String, _ values: [SQLValue] = []) throws(StoreError) {
         let s = try statement(sql)

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The rows of a session read as they are stored, in id order, for copying them to the fleet store
 /// without decoding them: the local session is the journal the fleet uploader reads.
 public struct JournalRows: Sendable {
@@ -29,19 +31,43 @@ extension SessionStore {
         }
     }
 
+    /// A reader of this session's journal on a connection of its own (see `JournalReader`).
+    public func journalReader() throws(StoreError) -> JournalReader {
+        try JournalReader(path: databasePath)
+    }
+}
+
+/// Reads a session's rows as they are stored, for the fleet uploader, on its own SQLite connection:
+/// in WAL mode a reader and the recorder's writes do not wait for each other, so uploading never
+/// holds the connection the recorder writes through.
+public final class JournalReader: Sendable {
+    private let db: Mutex<SQLiteConnection>
+
+    init(path: String) throws(StoreError) {
+        db = Mutex(try SQLiteConnection(path: path, create: false))
+    }
+
+    private func locked<T: Sendable>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        do throws(StoreError) {
+            return try db.withLock { (c: inout SQLiteConnection) throws(StoreError) -> T in try body(c) }
+        } catch {
+            throw SessionStore.explain(error)
+        }
+    }
+
     /// The rows stored after `position`, in id order: at most `limit` of each table, and flows only
-    /// up to about `byteLimit` bytes (at least one flow when there is one).
-    public func journalRows(after position: JournalPosition, limit: Int, byteLimit: Int) throws(StoreError) -> JournalRows {
-        try lockedConnection { c throws(StoreError) in
+    /// up to about `byteLimit` bytes (at least one flow when there is one), read one by one so that
+    /// large bodies never pile up in memory.
+    public func rows(after position: SessionStore.JournalPosition, limit: Int, byteLimit: Int) throws(StoreError) -> JournalRows {
+        try locked { c throws(StoreError) in
             var rows = JournalRows()
             let columns = Int32(FlowRow.columns.count)
-            let flowSQL = FlowRow.selectSQL + " WHERE id > ? ORDER BY id LIMIT ?"
-            for row in try c.query(flowSQL, [.integer(Int64(position.flow)), .integer(Int64(limit))], row: { s throws(StoreError) in
-                (0..<columns).map { s.value($0) }
-            }) {
+            try c.each(FlowRow.selectSQL + " WHERE id > ? ORDER BY id LIMIT ?",
+                       [.integer(Int64(position.flow)), .integer(Int64(limit))]) { s throws(StoreError) in
+                let row = (0..<columns).map { s.value($0) }
                 rows.bytes += row.reduce(0) { $0 + $1.byteCount }
                 rows.flows.append(row)
-                if rows.bytes >= byteLimit { break }
+                return rows.bytes < byteLimit
             }
             let findingSQL = "SELECT id, \(FindingRow.columns.joined(separator: ", ")) FROM findings WHERE id > ? ORDER BY id LIMIT ?"
             let findingColumns = Int32(FindingRow.columns.count + 1)
@@ -60,15 +86,14 @@ extension SessionStore {
 
     /// How many flows have ids above `id`.
     public func flowCount(after id: Int) throws(StoreError) -> Int {
-        try lockedConnection { c throws(StoreError) in Int(try c.scalar("SELECT count(*) FROM flows WHERE id > ?", [.integer(Int64(id))])) }
+        try locked { c throws(StoreError) in Int(try c.scalar("SELECT count(*) FROM flows WHERE id > ?", [.integer(Int64(id))])) }
     }
 
-    /// Where the journal ends now.
-    public func journalEnd() throws(StoreError) -> JournalPosition {
-        try lockedConnection { c throws(StoreError) in
-            JournalPosition(flow: Int(try c.scalar("SELECT coalesce(max(id), 0) FROM flows")),
-                            finding: Int(try c.scalar("SELECT coalesce(max(id), 0) FROM findings")),
-                            dns: Int(try c.scalar("SELECT coalesce(max(id), 0) FROM dns")))
+    /// All metadata, key → value.
+    public func metadata() throws(StoreError) -> [String: String] {
+        try locked { c throws(StoreError) in
+            Dictionary(try c.query("SELECT key, value FROM session") { s throws(StoreError) in (s.text(0), s.text(1)) },
+                       uniquingKeysWith: { a, _ in a })
         }
     }
 }

@@ -106,6 +106,30 @@ import MouchardWire
         }
     }
 
+    /// The fleet uploader reads a session in batches bounded by bytes as well as rows, whatever the
+    /// bodies' sizes, on a connection of its own while the recorder writes.
+    @Test func journalReadsAreBoundedByBytes() throws {
+        let tmp = TemporaryDirectory()
+        defer { tmp.cleanUp() }
+        let store = try SessionStore(directory: tmp.path + "/s", create: true)
+        var big = StoreSamples.flows()[0]
+        big.request?.body = [UInt8](repeating: 0x41, count: 1 << 20)
+        try store.append(flows: Array(repeating: big, count: 5))
+        try store.append(findings: StoreSamples.findings())
+        let reader = try store.journalReader()
+        let start = SessionStore.JournalPosition(flow: 0, finding: 0, dns: 0)
+        let first = try reader.rows(after: start, limit: 100, byteLimit: 2 << 20)
+        #expect(first.flows.count == 2 && first.findings.count == 3 && first.bytes >= 2 << 20)
+        #expect(try reader.rows(after: start, limit: 100, byteLimit: 1).flows.count == 1)
+        let rest = try reader.rows(after: .init(flow: 2, finding: 3, dns: 0), limit: 100, byteLimit: 64 << 20)
+        #expect(rest.flows.count == 3 && rest.findings.isEmpty)
+        #expect(rest.flows.first?.first == .integer(3))
+        // What the recorder commits meanwhile is seen by the reader's next call.
+        try store.append(StoreSamples.flows()[1])
+        #expect(try reader.flowCount(after: 5) == 1)
+        #expect(try reader.metadata()["created"] != nil)
+    }
+
     @Test func sessionNamesAndPaths() throws {
         #expect(try SessionStore.resolve(session: "app-test", currentDirectory: "/home/u/audits") == "/home/u/audits/captures/app-test")
         #expect(try SessionStore.resolve(session: "x", currentDirectory: "/home/u/") == "/home/u/captures/x")
