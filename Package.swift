@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
+        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // C macros and syscalls Swift cannot import directly.
         .target(name: "CMouchardShims", dependencies: ["COpenSSL"]),
 
@@ -35,6 +36,10 @@ let package = Package(
         .target(name: "MouchardCapture", dependencies: ["CPcap", "MouchardWire"]),
         .target(name: "MouchardStore", dependencies: ["CSQLite", "MouchardWire", "MouchardFlow", "MouchardFindings"]),
         .target(name: "MouchardPosix", dependencies: ["CMouchardShims"]),
+        // The fleet store: sessions of many recorders in one PostgreSQL database (wraps libpq).
+        .target(name: "MouchardPostgres", dependencies: [
+            "CLibpq", "CMouchardShims", "MouchardStore", "MouchardFlow", "MouchardFindings", "MouchardWire",
+        ]),
 
         // The heart: rules, decoders, detectors (pure, plus digests and inflate from MouchardCodec).
         .target(name: "MouchardInspection", dependencies: [
@@ -72,13 +77,13 @@ let package = Package(
         .target(name: "MouchardCLI", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardCodec", "MouchardStore", "MouchardInspection",
             "MouchardSniffer", "MouchardCapture", "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardReport",
-            "MouchardAudit", "MouchardReplay", "MouchardKit", "MouchardGateway",
+            "MouchardAudit", "MouchardReplay", "MouchardKit", "MouchardGateway", "MouchardPostgres",
         ]),
         .executableTarget(name: "mouchard", dependencies: ["MouchardCLI"]),
         // Benchmarks driven by the scripts in bench/ (release build).
         .executableTarget(name: "mouchard-bench", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardCodec", "MouchardInspection", "MouchardSniffer",
-            "MouchardCapture", "MouchardTLS", "MouchardPosix", "MouchardReport", "ProxyConformance",
+            "MouchardCapture", "MouchardTLS", "MouchardPosix", "MouchardReport", "MouchardStore", "MouchardPostgres", "ProxyConformance",
         ], path: "bench/Sources/mouchard-bench"),
 
         // Test-only helpers every test target shares: repository paths, optional corpora and tools (with the
@@ -94,7 +99,9 @@ let package = Package(
         .testTarget(name: "MouchardMessagesTests", dependencies: [
             "MouchardTestSupport", "MouchardMessages", "MouchardCodec", "MouchardFlow", "MouchardWire",
         ]),
-        .testTarget(name: "MouchardStoreTests", dependencies: ["MouchardTestSupport", "MouchardStore", "MouchardFindings", "MouchardFlow", "MouchardWire"]),
+        .testTarget(name: "MouchardStoreTests", dependencies: [
+            "MouchardTestSupport", "MouchardStore", "MouchardPostgres", "MouchardFindings", "MouchardFlow", "MouchardWire",
+        ]),
         .testTarget(name: "MouchardInspectionTests", dependencies: [
             "MouchardTestSupport", "MouchardInspection", "MouchardFindings", "MouchardFlow", "MouchardCodec", "MouchardWire",
         ]),

@@ -28,35 +28,10 @@ cc -O2 -o "$work/proxy_load" bench/proxy_load.c bench/tls13_client.c -lssl -lcry
 
 O_HTTP=18901; O_HTTPS=18902; P_MOUCHARD=18911; P_SQUID=18912; P_TINY=18913; P_MITM=18914
 
-# Test CA + origin certificate for the HTTPS origin.
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/ca.key" -out "$work/ca.pem" \
-  -days 2 -subj "/CN=bench origin CA" 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/srv.key" -out "$work/srv.csr" \
-  -subj "/CN=localhost" 2>/dev/null
-printf "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n" > "$work/ext.cnf"
-openssl x509 -req -in "$work/srv.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial -out "$work/srv.pem" \
-  -days 2 -extfile "$work/ext.cnf" 2>/dev/null
-
-# Origin: nginx, one worker, a 128-byte body.
-mkdir -p "$work/nginx"
-cat > "$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 8192; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
-  uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
-  server { listen 127.0.0.1:$O_HTTP; location / { return 200 "$(head -c 96 /dev/zero | tr '\0' 'x')\n"; } }
-  server { listen 127.0.0.1:$O_HTTPS ssl; ssl_certificate $work/srv.pem; ssl_certificate_key $work/srv.key;
-           location / { return 200 "$(head -c 96 /dev/zero | tr '\0' 'y')\n"; } }
-}
-CONF
-nginx -c "$work/nginx.conf" -p "$work/nginx"
-sleep 0.5
-pids+=("$(cat "$work/nginx.pid")")
+# Test CA + origin certificate, and the origin: nginx, one worker, a 97-byte body.
+. bench/origin.sh
+origin_certificates "$work" localhost 127.0.0.1
+pids+=("$(origin_nginx "$work" 127.0.0.1:$O_HTTP 127.0.0.1:$O_HTTPS)")
 
 cat > "$work/squid.conf" <<CONF
 http_port 127.0.0.1:$P_SQUID

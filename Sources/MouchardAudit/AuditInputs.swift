@@ -32,6 +32,14 @@ public struct AuditInputs {
     /// Told how far each input's reading has got (capture bytes, HAR entries, session flows).
     public var progress: ((InputProgress) -> Void)?
 
+    /// With `--store`: opens a session of the fleet store by name or id. Every input that is not an
+    /// existing file is then such a session.
+    public var sessionOpener: (@Sendable (String) throws -> any SessionStoring)?
+
+    /// Per input read, the flow ids its flows were given (after the offsetting), nil when it had none:
+    /// which input a finding's flow came from.
+    public var flowIDs: [ClosedRange<Int>?] = []
+
     /// `HAR file a.har; pcap file b.pcap`.
     public var sourceLine: String { sources.joined(separator: "; ") }
 
@@ -68,28 +76,41 @@ public struct AuditInputs {
                 highest = max(highest, flow.id)
                 try sink.flow(flow)
             }
-            switch try Self.classify(path, currentDirectory: currentDirectory) {
+            switch try Self.classify(path, currentDirectory: currentDirectory, fleet: sessionOpener != nil) {
             case .file(let full):
                 try streamFile(full, shown: path, flow: renumbered, sink: sink)
             case .session(let session):
                 let store = try SessionOpening.open(session, currentDirectory: currentDirectory, create: false)
-                try SessionOpening.clarifying(currentDirectory: currentDirectory) {
-                    if let progress {
-                        let total = try store.flowCount()
-                        var done = 0
-                        try store.forEachFlow { flow in
-                            try renumbered(flow)
-                            done += 1
-                            progress(InputProgress(name: path, done: done, total: total, noun: "flows"))
-                        }
-                    } else {
-                        try store.forEachFlow(renumbered)
-                    }
-                    for d in try store.dnsObservations() { try sink.dns(d) }
-                }
+                try Self.streamSession(store, name: path, flow: renumbered, sink: sink, progress: progress,
+                                       currentDirectory: currentDirectory)
                 sources.append("session \((path as NSString).lastPathComponent)")
+            case .fleetSession(let reference):
+                guard let open = sessionOpener else { continue }
+                try Self.streamSession(try open(reference), name: reference, flow: renumbered, sink: sink, progress: progress,
+                                       currentDirectory: currentDirectory)
+                sources.append("fleet session \(reference)")
             }
+            flowIDs.append(highest > offset ? (offset + 1)...highest : nil)
             offset = max(offset, highest)
+        }
+    }
+
+    /// A session's flows (page by page) and DNS answers; `progress` hears of every flow read.
+    private static func streamSession(_ store: any SessionStoring, name: String, flow: (Flow) throws -> Void, sink: Sink,
+                                      progress: ((InputProgress) -> Void)?, currentDirectory: String) throws {
+        try SessionOpening.clarifying(currentDirectory: currentDirectory) {
+            if let progress {
+                let total = try store.flowCount()
+                var done = 0
+                try store.forEachFlow { f in
+                    try flow(f)
+                    done += 1
+                    progress(InputProgress(name: name, done: done, total: total, noun: "flows"))
+                }
+            } else {
+                try store.forEachFlow(flow)
+            }
+            for d in try store.dnsObservations() { try sink.dns(d) }
         }
     }
 
@@ -150,19 +171,24 @@ public struct AuditInputs {
         }
     }
 
-    /// What an input names: a file to read, or a session (a folder path, or a name under `captures/`).
+    /// What an input names: a file to read, or a session (a folder path, or a name under `captures/`),
+    /// or a session of the fleet store (its name or id).
     enum Input: Equatable {
         case file(String)
         case session(String)
+        case fleetSession(String)
     }
 
     /// An existing file or folder path wins (a folder is a session folder); else a name without `/`
     /// naming an existing folder `captures/NAME/` is that session (names may hold dots: `app-1.2`);
-    /// else an error naming both readings.
-    static func classify(_ path: String, currentDirectory: String) throws -> Input {
+    /// else an error naming both readings. With `fleet` (`--store`), whatever is not an existing
+    /// file is a session of the fleet store.
+    static func classify(_ path: String, currentDirectory: String, fleet: Bool = false) throws -> Input {
         let full = resolve(path, currentDirectory: currentDirectory).path
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory) {
+        let exists = FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory)
+        if fleet { return exists && !isDirectory.boolValue ? .file(full) : .fleetSession(path) }
+        if exists {
             return isDirectory.boolValue ? .session(full) : .file(full)
         }
         guard !path.contains("/") else { throw AuditError("\(path): no such file or directory") }

@@ -23,6 +23,8 @@ public enum Mouchard {
         DiffCommand.self,
         GatewayCommand.self,
         TrackersCommand.self,
+        SessionsCommand.self,
+        SyncCommand.self,
     ]
 
     public static let exitUsage: Int32 = 64

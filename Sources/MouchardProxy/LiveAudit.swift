@@ -35,12 +35,12 @@ public final class LiveAudit: Sendable {
     }
 
     public let inspector: Inspector?
-    public let store: SessionStore?
+    public let store: (any SessionStoring)?
     public let console: Console
     private let totals = Mutex(Summary())
     private let queueBox = Mutex<FlowQueue?>(nil)
 
-    public init(inspector: Inspector?, store: SessionStore?, console: Console) {
+    public init(inspector: Inspector?, store: (any SessionStoring)?, console: Console) {
         self.inspector = inspector
         self.store = store
         self.console = console

@@ -55,6 +55,15 @@ public enum FlowFile {
         }
     }
 
+    /// Loads every flow of an open session (of the fleet store, for `--store`), shown as `shown`.
+    public static func load(session store: any SessionStoring, shown: String) throws(LoadError) -> Loaded {
+        do {
+            return Loaded(flows: try store.flows(), source: "session \(shown)", warnings: [])
+        } catch {
+            throw LoadError("\(error)")
+        }
+    }
+
     static func loadSession(_ name: String, currentDirectory: String) throws(LoadError) -> Loaded {
         do {
             let directory = try SessionStore.resolve(session: name, currentDirectory: currentDirectory)

@@ -1,11 +1,13 @@
 import Foundation
+import MouchardFindings
 import MouchardFlow
 import MouchardWire
 
 /// How a `Flow` maps to a row of the `flows` table and back, exactly (dates as reference-date
-/// seconds, header bytes in `HeaderBlob`s, bodies as BLOBs, lists and extras as JSON).
-enum FlowRow {
-    static let columns = [
+/// seconds, header bytes in `HeaderBlob`s, bodies as BLOBs, lists and extras as JSON). The fleet
+/// store's `flows` table has the same columns, so rows move between the two unchanged.
+public enum FlowRow {
+    public static let columns = [
         "id", "source", "transport", "started",
         "t_blocked", "t_dns", "t_connect", "t_ssl", "t_send", "t_wait", "t_receive",
         "client_address", "client_port", "server_address", "server_port",
@@ -20,8 +22,8 @@ enum FlowRow {
     static let insertSQL = "INSERT INTO flows (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
     static let selectSQL = "SELECT \(columns.joined(separator: ", ")) FROM flows"
 
-    /// The row values; `id` nil lets SQLite assign the next id.
-    static func values(_ f: Flow, id: Int?) -> [SQLValue] {
+    /// The row values, in `columns` order; `id` nil lets SQLite assign the next id.
+    public static func values(_ f: Flow, id: Int?) -> [SQLValue] {
         func text(_ s: String?) -> SQLValue { s.map { .text($0) } ?? .null }
         func real(_ d: Double?) -> SQLValue { d.map { .real($0) } ?? .null }
         func int(_ n: Int?) -> SQLValue { n.map { .integer(Int64($0)) } ?? .null }
@@ -30,8 +32,8 @@ enum FlowRow {
             int(id), .text(f.source.rawValue), .text(f.transport.rawValue), .real(t.started.timeIntervalSinceReferenceDate),
             real(t.blocked), real(t.dns), real(t.connect), real(t.ssl), real(t.send), real(t.wait), real(t.receive),
             text(f.client?.address), int(f.client?.port), text(f.server?.address), int(f.server?.port),
-            .integer(f.tls == nil ? 0 : 1), text(f.tls?.serverName), text(f.tls.map { json($0.alpn) }), text(f.tls?.version),
-            text(f.error), f.extras.isEmpty ? .null : .text(json(f.extras)), .text(f.host), text(f.request?.url),
+            .integer(f.tls == nil ? 0 : 1), text(f.tls?.serverName), text(f.tls.map { StoreJSON.encode($0.alpn) }), text(f.tls?.version),
+            text(f.error), f.extras.isEmpty ? .null : .text(StoreJSON.encode(f.extras)), .text(f.host), text(f.request?.url),
         ]
         if let r = f.request {
             v += [.text(r.method), .text(r.head.target), .text(version(r.head.version)), .text(r.scheme),
@@ -77,8 +79,8 @@ enum FlowRow {
                                   data: s.blob(4), compressed: s.int(5) != 0, truncated: s.int(6) != 0))
     }
 
-    /// Reads the current row of a statement built from `selectSQL`.
-    static func decode(_ s: SQLiteStatement, file: String) throws(StoreError) -> Flow {
+    /// Reads a row holding `columns` in order (from `selectSQL`, or the fleet store's select).
+    public static func decode(_ s: some StoreRow, file: String) throws(StoreError) -> Flow {
         let id = s.int(0)
         func corrupt(_ what: String) -> StoreError {
             StoreError(file: file, message: "flow \(id): \(what) is damaged")
@@ -93,12 +95,12 @@ enum FlowRow {
         let server = s.optionalText(13).map { Endpoint(address: $0, port: s.int(14)) }
         var tls: TLSFacts?
         if s.int(15) != 0 {
-            guard let alpn = s.optionalText(17).map({ decodeJSON([String].self, $0) }) ?? [] else { throw corrupt("TLS ALPN list") }
+            guard let alpn = s.optionalText(17).map({ StoreJSON.decode([String].self, $0) }) ?? [] else { throw corrupt("TLS ALPN list") }
             tls = TLSFacts(serverName: s.optionalText(16), alpn: alpn, version: s.optionalText(18))
         }
         var extras: [String: String] = [:]
         if let e = s.optionalText(20) {
-            guard let d = decodeJSON([String: String].self, e) else { throw corrupt("extras") }
+            guard let d = StoreJSON.decode([String: String].self, e) else { throw corrupt("extras") }
             extras = d
         }
         var request: HTTPRequest?
@@ -129,15 +131,75 @@ enum FlowRow {
     }
 }
 
-/// Compact JSON text of an encodable value, keys sorted (stable bytes for equal values).
-func json<T: Encodable>(_ value: T) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(value) else { return "null" }
-    return String(decoding: data, as: UTF8.self)
-}
+/// The JSON texts the stores keep (TLS ALPN lists, extras, findings, DNS answers). Lists, string maps
+/// and findings are written by hand, keys sorted (what `JSONEncoder` with sorted keys gives, and
+/// a tenth of its cost: findings are stored as fast as flows come); they are read back with
+/// `JSONDecoder`.
+public enum StoreJSON {
+    /// `["a","b"]`.
+    public static func encode(_ list: [String]) -> String {
+        var w = JSONWriter(pretty: false)
+        w.write(raw: "[")
+        for (k, s) in list.enumerated() {
+            if k > 0 { w.write(raw: ",") }
+            w.write(string: s)
+        }
+        w.write(raw: "]")
+        return String(decoding: w.output, as: UTF8.self)
+    }
 
-/// The value decoded from JSON text, nil when the text does not hold one.
-func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) -> T? {
-    try? JSONDecoder().decode(type, from: Data(text.utf8))
+    /// `{"a":"1","b":"2"}`, keys sorted.
+    public static func encode(_ map: [String: String]) -> String {
+        var w = JSONWriter(pretty: false)
+        w.write(raw: "{")
+        for (k, key) in map.keys.sorted().enumerated() {
+            if k > 0 { w.write(raw: ",") }
+            w.write(string: key)
+            w.write(raw: ":")
+            w.write(string: map[key]!)
+        }
+        w.write(raw: "}")
+        return String(decoding: w.output, as: UTF8.self)
+    }
+
+    /// A finding as one object in the shape of docs/findings.md, keys sorted (absent optionals left out).
+    public static func encode(_ f: Finding) -> String {
+        var w = JSONWriter(pretty: false)
+        func member(_ name: String, _ value: String?, first: Bool = false) {
+            guard let value else { return }
+            w.write(raw: first ? "{\"\(name)\":" : ",\"\(name)\":")
+            w.write(string: value)
+        }
+        member("category", f.category.rawValue, first: true)
+        if let c = f.confidence { w.write(raw: ",\"confidence\":" + (c.isFinite ? "\(c)" : "null")) }
+        member("description", f.description)
+        w.write(raw: ",\"destination\":{\"host\":")
+        w.write(string: f.destination.host)
+        member("owner", f.destination.owner)
+        w.write(raw: ",\"third_party\":\(f.destination.thirdParty)")
+        member("tracker", f.destination.tracker)
+        member("tracker_category", f.destination.trackerCategory)
+        w.write(raw: "}")
+        member("encoding", f.encoding)
+        member("evidence", f.evidence)
+        if let n = f.flow { w.write(raw: ",\"flow\":\(n)") }
+        member("inner", f.inner)
+        w.write(raw: ",\"request\":{\"method\":")
+        w.write(string: f.request.method)
+        member("url", f.request.url)
+        w.write(raw: "}")
+        member("rule", f.rule)
+        member("severity", f.severity?.rawValue)
+        member("time", f.time)
+        member("transport", f.transport)
+        member("type", f.type)
+        member("where", f.where)
+        w.write(raw: "}")
+        return String(decoding: w.output, as: UTF8.self)
+    }
+
+    /// The value decoded from JSON text, nil when the text does not hold one.
+    public static func decode<T: Decodable>(_ type: T.Type, _ text: String) -> T? {
+        try? JSONDecoder().decode(type, from: Data(text.utf8))
+    }
 }

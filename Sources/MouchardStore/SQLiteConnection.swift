@@ -1,7 +1,7 @@
 import CSQLite
 
-/// A value bound to or read from an SQL statement.
-enum SQLValue {
+/// A value bound to or read from an SQL statement (of SQLite or, through the fleet store, PostgreSQL).
+public enum SQLValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)
@@ -74,6 +74,17 @@ final class SQLiteConnection {
         return out
     }
 
+    /// Runs `sql` with `values` bound and hands each row to `row` until it returns false (rows are
+    /// not collected: for reading a bounded amount of large rows).
+    func each(_ sql: String, _ values: [SQLValue] = [], row: (SQLiteStatement) throws(StoreError) -> Bool) throws(StoreError) {
+        let s = try statement(sql)
+        defer { s.reset() }
+        try s.bind(values)
+        while try s.step() {
+            if try !row(s) { return }
+        }
+    }
+
     /// Runs a statement that returns no rows.
     func run(_ sql: String, _ values: [SQLValue] = []) throws(StoreError) {
         let s = try statement(sql)
@@ -104,7 +115,7 @@ final class SQLiteConnection {
 }
 
 /// A prepared statement: bind, step, read columns (0-based), reset.
-final class SQLiteStatement {
+final class SQLiteStatement: StoreRow {
     private let stmt: OpaquePointer
     private unowned let connection: SQLiteConnection
 
@@ -159,18 +170,24 @@ final class SQLiteStatement {
 
     func isNull(_ c: Int32) -> Bool { sqlite3_column_type(stmt, c) == SQLITE_NULL }
     func int64(_ c: Int32) -> Int64 { sqlite3_column_int64(stmt, c) }
-    func int(_ c: Int32) -> Int { Int(sqlite3_column_int64(stmt, c)) }
     func double(_ c: Int32) -> Double { sqlite3_column_double(stmt, c) }
-    func optionalDouble(_ c: Int32) -> Double? { isNull(c) ? nil : double(c) }
-    func optionalInt(_ c: Int32) -> Int? { isNull(c) ? nil : int(c) }
+
+    /// The column as it is stored (for copying rows to another database without decoding them).
+    func value(_ c: Int32) -> SQLValue {
+        switch sqlite3_column_type(stmt, c) {
+        case SQLITE_NULL: return .null
+        case SQLITE_INTEGER: return .integer(int64(c))
+        case SQLITE_FLOAT: return .real(double(c))
+        case SQLITE_BLOB: return .blob(blob(c))
+        default: return .text(text(c))
+        }
+    }
 
     func text(_ c: Int32) -> String {
         guard let p = sqlite3_column_text(stmt, c) else { return "" }
         let n = Int(sqlite3_column_bytes(stmt, c))
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
-
-    func optionalText(_ c: Int32) -> String? { isNull(c) ? nil : text(c) }
 
     func blob(_ c: Int32) -> [UInt8] {
         guard let p = sqlite3_column_blob(stmt, c) else { return [] }

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// Thread safety: one SQLite connection behind a mutex; any thread (e.g. every proxy event loop)
 /// may call any method. Calls are serialized; each append costs one small transaction.
-public final class SessionStore: Sendable {
+public final class SessionStore: SessionStoring {
     /// File names inside a session folder.
     public static let databaseFileName = "session.sqlite"
     public static let pcapFileName = "traffic.pcap"
@@ -35,10 +35,22 @@ public final class SessionStore: Sendable {
         /// HAR entries `import` could not read, kept verbatim for `export`: a JSON array of
         /// `{"after": FLOW_ID, "entry": {...}}` (after 0: before the first flow).
         public static let harUnreadEntries = "har_unread_entries"
+        /// The app under audit and its version (`--app`, `--app-version`), for fleet queries.
+        public static let app = "app"
+        public static let appVersion = "app_version"
+        /// The device profile's name (its `name` field).
+        public static let device = "device"
+        /// The machine that recorded the session (its host name).
+        public static let gateway = "gateway"
+        /// ISO 8601 time the recording stopped.
+        public static let ended = "ended"
+        /// The session's id in the fleet store (a UUID), set when it is first uploaded.
+        public static let fleetSession = "fleet_session"
     }
 
     /// The session folder (absolute or as resolved).
     public let directory: String
+    public var location: String { directory }
     public var databasePath: String { directory + "/" + Self.databaseFileName }
     /// Where the sniffer/proxy write the raw capture of this session.
     public var pcapPath: String { directory + "/" + Self.pcapFileName }
@@ -174,6 +186,11 @@ public final class SessionStore: Sendable {
 
     private static func isoNow() -> String { ISO8601Time.format(Date()) }
 
+    /// Runs `body` with the connection, alone (for the store's extensions).
+    func lockedConnection<T: Sendable>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        try locked(body)
+    }
+
     private func locked<T: Sendable>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
         do throws(StoreError) {
             return try db.withLock { (c: inout SQLiteConnection) throws(StoreError) -> T in try body(c) }
@@ -241,18 +258,6 @@ public final class SessionStore: Sendable {
         }
     }
 
-    /// Every flow, in id order (loads all bodies; see `forEachFlow` for large sessions).
-    public func flows() throws(StoreError) -> [Flow] {
-        var all: [Flow] = []
-        var after = Int64.min
-        while true {
-            let page = try flowPage(after: after, limit: 1024)
-            all += page
-            guard let last = page.last, page.count == 1024 else { return all }
-            after = Int64(last.id)
-        }
-    }
-
     /// The flow with this id, or nil.
     public func flow(id: Int) throws(StoreError) -> Flow? {
         try locked { c throws(StoreError) in
@@ -269,19 +274,6 @@ public final class SessionStore: Sendable {
                                               [.integer(after), .integer(Int64(max(1, limit)))]) { s throws(StoreError) in
                 try FlowRow.decode(s, file: c.path)
             }, c)
-        }
-    }
-
-    /// Calls `body` with every flow in id order, reading pages of `pageSize` flows so that memory stays
-    /// bounded. The store is not locked while `body` runs (it may append; flows appended meanwhile
-    /// with higher ids are visited too). Throws the store's `StoreError` or what `body` throws.
-    public func forEachFlow(pageSize: Int = 256, _ body: (Flow) throws -> Void) throws {
-        var after = Int64.min
-        while true {
-            let page = try flowPage(after: after, limit: pageSize)
-            for f in page { try body(f) }
-            guard let last = page.last, page.count >= max(1, pageSize) else { return }
-            after = Int64(last.id)
         }
     }
 
@@ -307,17 +299,7 @@ public final class SessionStore: Sendable {
     /// One line's worth of every flow (no bodies loaded), in id order: for listings.
     public func flowSummaries() throws(StoreError) -> [FlowSummary] {
         try locked { c throws(StoreError) in
-            try c.query("""
-                SELECT id, started, transport, req_method, url, resp_status, length(req_body), length(resp_body),
-                       host, tls_server_name, error, protocol, client_messages, server_messages FROM flows ORDER BY id
-                """) { s throws(StoreError) in
-                FlowSummary(id: s.int(0), started: Date(timeIntervalSinceReferenceDate: s.double(1)),
-                            transport: FlowTransport(rawValue: s.text(2)) ?? .http, method: s.optionalText(3),
-                            url: s.optionalText(4), status: s.optionalInt(5), requestBodySize: s.int(6),
-                            responseBodySize: s.int(7), host: s.text(8), serverName: s.optionalText(9),
-                            error: s.optionalText(10), protocol: s.optionalText(11).flatMap { FlowStreams.Kind(rawValue: $0) },
-                            clientMessages: s.int(12), serverMessages: s.int(13))
-            }
+            try c.query("SELECT \(FlowSummary.selectList) FROM flows ORDER BY id") { s throws(StoreError) in FlowSummary(s) }
         }
     }
 
@@ -337,14 +319,16 @@ public final class SessionStore: Sendable {
     public func append(findings: [Finding]) throws(StoreError) {
         try locked { c throws(StoreError) in
             try c.transaction { () throws(StoreError) in
-                for f in findings {
-                    try c.run("INSERT INTO findings (flow, category, type, rule, host, json) VALUES (?, ?, ?, ?, ?, ?)", [
-                        f.flow.map { .integer(Int64($0)) } ?? .null, .text(f.category.rawValue), .text(f.type), .text(f.rule),
-                        .text(f.destination.host), .text(json(f)),
-                    ])
-                }
+                for f in findings { try c.run(Self.insertFindingSQL, FindingRow.values(f)) }
             }
         }
+    }
+
+    static let insertFindingSQL = insertSQL("findings", FindingRow.columns)
+    static let insertDNSSQL = insertSQL("dns", DNSRow.columns)
+
+    static func insertSQL(_ table: String, _ columns: [String]) -> String {
+        "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
     }
 
     /// Every finding, in the order stored; `flow` limits them to one flow.
@@ -352,10 +336,7 @@ public final class SessionStore: Sendable {
         try locked { c throws(StoreError) in
             let sql = "SELECT id, json FROM findings" + (flow == nil ? "" : " WHERE flow = ?") + " ORDER BY id"
             return try c.query(sql, flow.map { [.integer(Int64($0))] } ?? []) { s throws(StoreError) in
-                guard let f = decodeJSON(Finding.self, s.text(1)) else {
-                    throw StoreError(file: c.path, message: "finding \(s.int(0)) is damaged")
-                }
-                return f
+                try FindingRow.decode(json: s.text(1), id: s.int(0), file: c.path)
             }
         }
     }
@@ -366,17 +347,7 @@ public final class SessionStore: Sendable {
     public func append(dns: [DNSObservation]) throws(StoreError) {
         try locked { c throws(StoreError) in
             try c.transaction { () throws(StoreError) in
-                for d in dns {
-                    try c.run("""
-                        INSERT INTO dns (time, name, query_type, addresses, cnames, client_address, client_port,
-                                         server_address, server_port) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, [
-                        .real(d.time.timeIntervalSinceReferenceDate), .text(d.name), .text(d.queryType),
-                        .text(json(d.addresses)), .text(json(d.cnames)),
-                        d.client.map { .text($0.address) } ?? .null, d.client.map { .integer(Int64($0.port)) } ?? .null,
-                        d.server.map { .text($0.address) } ?? .null, d.server.map { .integer(Int64($0.port)) } ?? .null,
-                    ])
-                }
+                for d in dns { try c.run(Self.insertDNSSQL, DNSRow.values(d)) }
             }
         }
     }
@@ -384,16 +355,8 @@ public final class SessionStore: Sendable {
     /// Every DNS observation, in the order stored.
     public func dnsObservations() throws(StoreError) -> [DNSObservation] {
         try locked { c throws(StoreError) in
-            try c.query("""
-                SELECT id, time, name, query_type, addresses, cnames, client_address, client_port, server_address,
-                       server_port FROM dns ORDER BY id
-                """) { s throws(StoreError) in
-                guard let addresses = decodeJSON([String].self, s.text(4)), let cnames = decodeJSON([String].self, s.text(5))
-                else { throw StoreError(file: c.path, message: "DNS observation \(s.int(0)) is damaged") }
-                return DNSObservation(time: Date(timeIntervalSinceReferenceDate: s.double(1)), name: s.text(2),
-                                      queryType: s.text(3), addresses: addresses, cnames: cnames,
-                                      client: s.optionalText(6).map { Endpoint(address: $0, port: s.int(7)) },
-                                      server: s.optionalText(8).map { Endpoint(address: $0, port: s.int(9)) })
+            try c.query("SELECT id, \(DNSRow.columns.joined(separator: ", ")) FROM dns ORDER BY id") { s throws(StoreError) in
+                try DNSRow.decode(s, file: c.path)
             }
         }
     }
@@ -429,27 +392,4 @@ public final class SessionStore: Sendable {
     public func schemaVersion() throws(StoreError) -> Int {
         try locked { c throws(StoreError) in Int(try c.scalar("PRAGMA user_version")) }
     }
-}
-
-/// What a listing shows of a flow, read without its bodies.
-public struct FlowSummary: Sendable, Hashable {
-    public var id: Int
-    public var started: Date
-    public var transport: FlowTransport
-    /// Nil for a flow without a request (tls-metadata).
-    public var method: String?
-    public var url: String?
-    /// Nil when no response was seen.
-    public var status: Int?
-    public var requestBodySize: Int
-    public var responseBodySize: Int
-    public var host: String
-    /// TLS SNI, when seen.
-    public var serverName: String?
-    public var error: String?
-    /// What its messages speak (WebSocket, gRPC, gRPC-Web, SSE), nil for a plain exchange.
-    public var `protocol`: FlowStreams.Kind?
-    /// Messages each side sent (WebSocket messages, gRPC messages, SSE events).
-    public var clientMessages = 0
-    public var serverMessages = 0
 }

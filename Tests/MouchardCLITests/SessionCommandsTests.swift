@@ -30,7 +30,7 @@ private struct WorkDir {
         defer { w.cleanUp() }
         let r = w.run(["import", "--help"])
         #expect(r.status == 0)
-        #expect(r.out.hasPrefix("usage: mouchard import FILE.har|FILE.pcap[ng] --session NAME [--keylog FILE]...\n\nimport a HAR file or a capture into a session\n"))
+        #expect(r.out.hasPrefix("usage: mouchard import FILE.har|FILE.pcap[ng] --session NAME [--store URL] [--keylog FILE]...\n\nimport a HAR file or a capture into a session\n"))
         #expect(r.out.contains("  -s, --session NAME  session to import into\n"))
         #expect(r.out.contains("  --keylog FILE"))
         #expect(r.out.contains("NAME is the folder captures/NAME under the current directory"))
@@ -51,7 +51,7 @@ private struct WorkDir {
         defer { w.cleanUp() }
         let a = w.run(["import", "x.har"])
         #expect(a.status == 64)
-        #expect(a.err == "mouchard: 'import' needs --session NAME\nusage: mouchard import FILE.har|FILE.pcap[ng] --session NAME [--keylog FILE]...\n(see 'mouchard import --help')\n")
+        #expect(a.err == "mouchard: 'import' needs --session NAME\nusage: mouchard import FILE.har|FILE.pcap[ng] --session NAME [--store URL] [--keylog FILE]...\n(see 'mouchard import --help')\n")
         let b = w.run(["import", "--session", "s"])
         #expect(b.status == 64)
         #expect(b.err.hasPrefix("mouchard: 'import' needs FILE.har|FILE.pcap[ng]\n"))

@@ -3,68 +3,15 @@ import MouchardFindings
 import Testing
 import MouchardFlow
 import MouchardWire
-import Synchronization
 @testable import MouchardStore
 
-private func finding(_ flow: Int?, _ type: String, confidence: Double?) -> Finding {
-    Finding(category: .deviceID, type: type, request: FindingRequest(method: "GET", url: "https://a.example/?id=x"),
-            destination: FindingDestination(host: "a.example", tracker: "Ads Inc", trackerCategory: "advertising", thirdParty: true),
-            where: "query:id", encoding: "base64+url", evidence: "9F55…8C22", rule: "device-id.idfa", transport: "https",
-            flow: flow, confidence: confidence, severity: .high, description: "IDFA sent to Ads Inc.",
-            time: "2026-10-05T07:41:40.215Z", inner: "$.ifa")
-}
-
 @Suite struct SessionStoreTests {
-    @Test func flowsRoundTripExactly() throws {
-        let tmp = TemporaryDirectory()
-        defer { tmp.cleanUp() }
-        let store = try SessionStore(directory: tmp.path + "/s", create: true)
-        var expected: [Flow] = []
-        for (k, var f) in StoreSamples.flows().enumerated() {
-            let id = try store.append(f)
-            #expect(id == k + 1)
-            f.id = id
-            expected.append(f)
-        }
-        #expect(try store.flows() == expected)
-        #expect(try store.flowCount() == 4)
-        #expect(try store.flow(id: 3) == expected[2])
-        #expect(try store.flow(id: 99) == nil)
-        var visited: [Int] = []
-        try store.forEachFlow(pageSize: 3) { visited.append($0.id) }
-        #expect(visited == [1, 2, 3, 4])
-
-        // Explicit ids are kept; a taken id is refused with a clear error.
-        var explicit = expected[0]
-        explicit.id = 10
-        #expect(try store.append(explicit) == 10)
-        #expect(try store.append(StoreSamples.flows()[1]) == 11)
-        #expect(throws: StoreError(file: store.databasePath, message: "flow id 10 is already in the session", sqliteCode: 1555)) {
-            try store.append(explicit)
-        }
-        // A batch is one transaction: a failing flow leaves none of the batch.
-        #expect(throws: StoreError.self) { try store.append(flows: [StoreSamples.flows()[0], explicit]) }
-        #expect(try store.flowCount() == 6)
-        #expect(try store.append(flows: StoreSamples.flows()) == [12, 13, 14, 15])
-
-        let summaries = try store.flowSummaries()
-        #expect(summaries.map(\.id) == [1, 2, 3, 4, 10, 11, 12, 13, 14, 15])
-        #expect(summaries[0].requestBodySize == 256 && summaries[0].responseBodySize == 4 && summaries[0].status == 200)
-        #expect(summaries[0].url == "https://api.example.com/v1/e?a=%20b" && summaries[0].method == "POST")
-        #expect(summaries[2].method == nil && summaries[2].serverName == "tracker.example" && summaries[2].host == "tracker.example")
-        #expect(summaries[1].error == "connection reset after 12 bytes" && summaries[1].status == nil)
-    }
-
     @Test func reopenedStoreKeepsEverything() throws {
         let tmp = TemporaryDirectory()
         defer { tmp.cleanUp() }
         let dir = tmp.path + "/s"
-        let findings = [finding(1, "idfa", confidence: 0.9), finding(nil, "imei", confidence: nil),
-                        finding(2, "email", confidence: 1.0 / 3.0)]
-        let dns = [DNSObservation(time: StoreSamples.started, name: "api.example.com", queryType: "AAAA",
-                                  addresses: ["2001:db8::5", "2001:db8::6"], cnames: ["edge.example.net"],
-                                  client: Endpoint(address: "192.168.1.20", port: 5353), server: Endpoint(address: "192.168.1.1", port: 53)),
-                   DNSObservation(time: StoreSamples.started.addingTimeInterval(0.5), name: "t.example")]
+        let findings = StoreSamples.findings()
+        let dns = StoreSamples.dns()
         do {
             let store = try SessionStore(directory: dir, create: true)
             try store.append(flows: StoreSamples.flows())
@@ -168,27 +115,28 @@ private func finding(_ flow: Int?, _ type: String, confidence: Double?) -> Findi
         }
     }
 
-    @Test func appendsFromManyThreads() throws {
+    /// The fleet uploader reads a session in batches bounded by bytes as well as rows, whatever the
+    /// bodies' sizes, on a connection of its own while the recorder writes.
+    @Test func journalReadsAreBoundedByBytes() throws {
         let tmp = TemporaryDirectory()
         defer { tmp.cleanUp() }
         let store = try SessionStore(directory: tmp.path + "/s", create: true)
-        let sample = StoreSamples.flows()[0]
-        let failures = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: 4) { worker in
-            for k in 0..<50 {
-                var f = sample
-                f.extras = ["worker": "\(worker)-\(k)"]
-                do {
-                    try store.append(f)
-                    if k % 10 == 0 { try store.append(dns: [DNSObservation(time: Date(), name: "w\(worker).example")]) }
-                } catch { failures.add(1, ordering: .relaxed) }
-            }
-        }
-        #expect(failures.load(ordering: .relaxed) == 0)
-        let flows = try store.flows()
-        #expect(flows.map(\.id) == Array(1...200))
-        #expect(Set(flows.compactMap { $0.extras["worker"] }).count == 200)
-        #expect(try store.dnsObservations().count == 20)
+        var big = StoreSamples.flows()[0]
+        big.request?.body = [UInt8](repeating: 0x41, count: 1 << 20)
+        try store.append(flows: Array(repeating: big, count: 5))
+        try store.append(findings: StoreSamples.findings())
+        let reader = try store.journalReader()
+        let start = SessionStore.JournalPosition(flow: 0, finding: 0, dns: 0)
+        let first = try reader.rows(after: start, limit: 100, byteLimit: 2 << 20)
+        #expect(first.flows.count == 2 && first.findings.count == 3 && first.bytes >= 2 << 20)
+        #expect(try reader.rows(after: start, limit: 100, byteLimit: 1).flows.count == 1)
+        let rest = try reader.rows(after: .init(flow: 2, finding: 3, dns: 0), limit: 100, byteLimit: 64 << 20)
+        #expect(rest.flows.count == 3 && rest.findings.isEmpty)
+        #expect(rest.flows.first?.first == .integer(3))
+        // What the recorder commits meanwhile is seen by the reader's next call.
+        try store.append(StoreSamples.flows()[1])
+        #expect(try reader.flowCount(after: 5) == 1)
+        #expect(try reader.metadata()["created"] != nil)
     }
 
     @Test func sessionNamesAndPaths() throws {

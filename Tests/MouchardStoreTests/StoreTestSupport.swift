@@ -1,4 +1,5 @@
 import Foundation
+import MouchardFindings
 import MouchardFlow
 import MouchardWire
 
@@ -55,5 +56,19 @@ enum StoreSamples {
                        timings: FlowTimings(started: Date(timeIntervalSince1970: 0)),
                        tls: TLSFacts())
         return [https, http, tls, har]
+    }
+
+    /// Findings with and without a flow and a confidence.
+    static func findings() -> [Finding] {
+        [sampleFinding(1, "idfa", confidence: 0.9), sampleFinding(nil, "imei", confidence: nil),
+         sampleFinding(2, "email", confidence: 1.0 / 3.0)]
+    }
+
+    /// A DNS answer with every field, and a bare one.
+    static func dns() -> [DNSObservation] {
+        [DNSObservation(time: started, name: "api.example.com", queryType: "AAAA",
+                        addresses: ["2001:db8::5", "2001:db8::6"], cnames: ["edge.example.net"],
+                        client: Endpoint(address: "192.168.1.20", port: 5353), server: Endpoint(address: "192.168.1.1", port: 53)),
+         DNSObservation(time: started.addingTimeInterval(0.5), name: "t.example")]
     }
 }

@@ -24,4 +24,9 @@ extension Trait where Self == ConditionTrait {
     public static func requiresPython(_ modules: String...) -> Self {
         .enabled(if: PythonPackages.have(modules), Comment(rawValue: PythonPackages.skipReason(modules)))
     }
+
+    /// Runs only when the PostgreSQL server binaries are installed (the fleet store tests start one).
+    public static var requiresPostgres: Self {
+        .enabled(if: PostgresTestServer.isAvailable, Comment(rawValue: PostgresTestServer.skipReason))
+    }
 }

@@ -190,5 +190,13 @@ static inline int mouchard_resolve_tcp(const char *host, const char *port, struc
     return n;
 }
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+/// Sets the nice value of the calling thread only (Linux gives each thread its own; gettid has no
+/// glibc wrapper Swift sees). 0 on success, -1 with errno set.
+static inline int mouchard_set_thread_nice(int nice) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
+}
 
 #endif

@@ -17,7 +17,7 @@ struct FlowsCommand: MouchardCommand {
         Query values and identifier-like path segments are masked as in reports (a listing is pasted
         into tickets and chats); --full-urls shows them as captured.
         """,
-        options: [OptionSpec("--full-urls", help: "show URLs as captured, identifiers included")],
+        options: [OptionSpec("--full-urls", help: "show URLs as captured, identifiers included"), StoreOption.readerSpec],
         minPositionals: 1, maxPositionals: 1)
 
     static func run(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
@@ -25,7 +25,9 @@ struct FlowsCommand: MouchardCommand {
     }
 
     private static func perform(_ args: ParsedArguments, _ io: CommandIO) throws -> Int32 {
-        let store = try SessionFiles.openSession(args.positionals[0], io: io, create: false)
+        let name = args.positionals[0]
+        let store: any SessionStoring = try StoreOption.fleet(args).map { try StoreOption.opener($0)(name) }
+            ?? SessionFiles.openSession(name, io: io, create: false)
         let summaries = try store.flowSummaries()
         let idWidth = String(summaries.last?.id ?? 0).count
         var text = ""

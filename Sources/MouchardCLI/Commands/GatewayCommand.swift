@@ -19,7 +19,7 @@ struct GatewayCommand: MouchardCommand {
     static let spec = CommandSpec(
         name: "gateway",
         abstract: "be the phone's gateway: NAT, transparent interception and packet capture (root)",
-        usage: "--phone-side IFACE [--uplink IFACE] [--session S] [--device FILE] [--ports 80,443,...] [--allow-quic] " +
+        usage: "--phone-side IFACE [--uplink IFACE] [--session S] [--store URL] [--device FILE] [--ports 80,443,...] [--allow-quic] " +
             "[--ignore-host RE]... [--ssl-keylog FILE] [--upstream-ca FILE] | --cleanup",
         discussion: """
         Changes the box (all undone on exit): IPv4/IPv6 forwarding and ICMP redirects (sysctls, saved
@@ -35,6 +35,7 @@ struct GatewayCommand: MouchardCommand {
             OptionSpec("--phone-side", value: "IFACE", help: "interface the phone is on (hotspot, USB Wi-Fi, second NIC)"),
             OptionSpec("--uplink", value: "IFACE", help: "interface to the internet (default: the default route's)"),
             OptionSpec("--session", value: "S", help: "session name (captures/S) or path (default: gateway-DATE-TIME)"),
+            StoreOption.recorderSpec, StoreOption.appSpec, StoreOption.appVersionSpec,
             OptionSpec("--device", value: "FILE", help: "device profile: the phone's identifiers to look for"),
             OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules, the installed Rules/)"),
             OptionSpec("--first-party", value: "DOMAIN", help: "the app's own domain (not a third party)", repeatable: true),
@@ -111,10 +112,13 @@ struct GatewayCommand: MouchardCommand {
         let setup = try AuditSetup.load(args, io: io)
         let attribution = CachedAttribution(TrackerAttribution(trackers: setup.trackers, firstParty: setup.firstParty, flows: []))
         let inspector = Inspector(rules: setup.rules, profile: setup.profile, attribution: attribution)
-        let store = try SessionFiles.openSession(args.value("--session") ?? defaultSessionName(), io: io, create: true)
+        let directory = try SessionFiles.clarifying(io) {
+            try SessionStore.resolve(session: args.value("--session") ?? defaultSessionName(), currentDirectory: io.currentDirectory)
+        }
+        let recorder = try RecorderSession.open(directory: directory, source: "gateway:\(phoneSide)", args,
+                                                device: setup.profile?.name, io: io)
+        let store = recorder.local
         try SessionFiles.clarifying(io) {
-            try store.setMetadata("gateway:\(phoneSide)", for: SessionStore.MetadataKey.source)
-            try store.setMetadata(Mouchard.version, for: SessionStore.MetadataKey.toolVersion)
             if let d = args.value("--device") { try store.setMetadata(d, for: SessionStore.MetadataKey.deviceProfile) }
         }
         let settings = InterceptionSettings(authorityDirectory: args.value("--home").map { ProxyCommand.absolute($0, io) } ?? MouchardHome.directory(),
@@ -123,7 +127,7 @@ struct GatewayCommand: MouchardCommand {
         let interceptor = try TLSInterceptor(settings: settings)
         let statusLine = TerminalProgress.make(io, verb: "gateway", quiet: args.flag("--quiet"))
         let console = statusLine?.printingAbove(io.out) ?? io.out
-        let audit = LiveAudit(inspector: inspector, store: store,
+        let audit = LiveAudit(inspector: inspector, store: recorder.store,
                               console: LiveAudit.Console(quiet: args.flag("--quiet"), logFlows: args.flag("--log-flows"), write: console))
 
         // The transparent listener (an ephemeral port on every address; the rules name it).
@@ -170,7 +174,7 @@ struct GatewayCommand: MouchardCommand {
         var storeFailure: (any Error)?
         extractor.onDNS = { d in
             sink.learn(d)
-            do { try store.append(dns: [d]) } catch { storeFailure = storeFailure ?? error }
+            do { try recorder.store.append(dns: [d]) } catch { storeFailure = storeFailure ?? error }
         }
         let traffic = GatewayTrafficLog(redirectedPorts: ports)
         traffic.onFlow = { sink.record($0) }
@@ -225,6 +229,7 @@ struct GatewayCommand: MouchardCommand {
         }
         text += "\n"
         for w in extraction.warnings { text += "mouchard gateway: capture warning: \(w)\n" }
+        text += recorder.finish(io: io) ?? ""
         io.err(text)
         if let captureFailure { throw CLIError("capture on \(phoneSide) failed: \(captureFailure)") }
         if let storeFailure { throw CLIError("session store: \(storeFailure)") }

@@ -9,7 +9,7 @@ import MouchardWire
 struct ImportCommand: MouchardCommand {
     static let spec = CommandSpec(
         name: "import", abstract: "import a HAR file or a capture into a session",
-        usage: "FILE.har|FILE.pcap[ng] --session NAME [--keylog FILE]...",
+        usage: "FILE.har|FILE.pcap[ng] --session NAME [--store URL] [--keylog FILE]...",
         discussion: """
         Reads a HAR 1.2 file (Chrome, Firefox, mitmproxy, Charles or Mouchard export) or a pcap/pcapng
         capture (told apart by content) and appends its flows to the session, each committed as it is
@@ -21,6 +21,7 @@ struct ImportCommand: MouchardCommand {
         """,
         options: [
             OptionSpec("--session", short: "-s", value: "NAME", help: "session to import into"),
+            StoreOption.recorderSpec, StoreOption.appSpec, StoreOption.appVersionSpec,
             OptionSpec("--strict", help: "fail on a HAR entry that cannot be read (default: skip it with a warning)"),
             OptionSpec("--skip-bad-entries", help: "skip HAR entries that cannot be read, with a warning (the default)"),
             KeyLogOption.spec,
@@ -74,8 +75,11 @@ struct ImportCommand: MouchardCommand {
             warnings = AuditInputs.skippedEntryLines(har.skipped, shown: file)
         }
         for w in warnings { io.err("mouchard: warning: \(w)\n") }
-        let store = try SessionFiles.openSession(session, io: io, create: true)
-        let directory = store.directory
+        let recorder = try RecorderSession.open(directory: try SessionFiles.clarifying(io) {
+            try SessionStore.resolve(session: session, currentDirectory: io.currentDirectory)
+        }, source: nil, args, device: nil, io: io)
+        let store = recorder.store
+        let directory = recorder.local.directory
         if try store.metadata(SessionStore.MetadataKey.source) == nil {
             let kind = CaptureFileExtractor.isCaptureFile(header: Array(data.prefix(16))) ? "capture" : "har"
             try store.setMetadata("\(kind):\((file as NSString).lastPathComponent)", for: SessionStore.MetadataKey.source)
@@ -121,6 +125,7 @@ struct ImportCommand: MouchardCommand {
         let shown = SessionFiles.display(directory, currentDirectory: io.currentDirectory)
         let range = ids.isEmpty ? "" : ids.count == 1 ? " (flow \(ids[0]))" : " (flows \(ids[0])-\(ids[ids.count - 1]))"
         io.out("imported \(ids.count) flow\(ids.count == 1 ? "" : "s") from \(file) into \(shown)\(range)\n")
+        if let upload = recorder.finish(io: io) { io.err(upload) }
         if let readError {
             io.err("mouchard: error: \(readError)\n")
             return 1

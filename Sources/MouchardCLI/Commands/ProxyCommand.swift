@@ -14,7 +14,7 @@ struct ProxyCommand: MouchardCommand {
     static let spec = CommandSpec(
         name: "proxy",
         abstract: "run the intercepting HTTP(S) proxy and report leaks live",
-        usage: "[--listen 127.0.0.1:8080] [--device FILE] [--session S] [--ignore-host RE]... [--ssl-keylog FILE] [--threads N] [--replay SOURCE [--replay-miss 404|forward|close]]",
+        usage: "[--listen 127.0.0.1:8080] [--device FILE] [--session S] [--store URL] [--ignore-host RE]... [--ssl-keylog FILE] [--threads N] [--replay SOURCE [--replay-miss 404|forward|close]]",
         discussion: """
         Point the test phone's proxy setting at the listen address and install the CA from
         http://mouchard.ca/ (through the proxy). Each finding prints one line as it happens; every
@@ -33,6 +33,7 @@ struct ProxyCommand: MouchardCommand {
     static let commonOptions: [OptionSpec] = [
             OptionSpec("--device", value: "FILE", help: "device profile: the phone's identifiers to look for"),
             OptionSpec("--session", value: "S", help: "session name (captures/S) or path (default: proxy-DATE-TIME)"),
+            StoreOption.recorderReaderSpec, StoreOption.appSpec, StoreOption.appVersionSpec,
             OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules, the installed Rules/)"),
             OptionSpec("--first-party", value: "DOMAIN", help: "the app's own domain (not a third party)", repeatable: true),
             OptionSpec("--ignore-host", value: "RE", help: "tunnel matching hosts untouched (SNI still recorded)", repeatable: true),
@@ -108,15 +109,15 @@ struct ProxyCommand: MouchardCommand {
         let attribution = CachedAttribution(TrackerAttribution(trackers: setup.trackers, firstParty: setup.firstParty, flows: []))
         let inspector = Inspector(rules: setup.rules, profile: setup.profile, attribution: attribution)
 
-        // Session store.
-        var store: SessionStore?
+        // Session store: the local session, and with --store its upload to the fleet store.
+        var recorder: RecorderSession?
         if !args.flag("--no-store") {
             let name = args.value("--session") ?? defaultSessionName(mock ? "mock" : (replay != nil ? "replay-proxy" : "proxy"))
             let directory = try SessionStore.resolve(session: name, currentDirectory: io.currentDirectory)
-            let s = try SessionStore(directory: directory, create: true)
-            try s.setMetadata(mock ? "mock" : "proxy", for: SessionStore.MetadataKey.source)
-            try s.setMetadata(Mouchard.version, for: SessionStore.MetadataKey.toolVersion)
-            store = s
+            recorder = try RecorderSession.open(directory: directory, source: mock ? "mock" : "proxy", args,
+                                                device: setup.profile?.name, io: io)
+        } else if args.value("--store") != nil {
+            throw UsageError("--store uploads the session: it does not go with --no-store")
         }
 
         // TLS interception.
@@ -128,7 +129,7 @@ struct ProxyCommand: MouchardCommand {
 
         let statusLine = TerminalProgress.make(io, verb: mock ? "mock" : "proxy", quiet: args.flag("--quiet"))
         let console = statusLine?.printingAbove(io.out) ?? io.out
-        let audit = LiveAudit(inspector: inspector, store: store,
+        let audit = LiveAudit(inspector: inspector, store: recorder?.store,
                               console: LiveAudit.Console(quiet: args.flag("--quiet"), logFlows: args.flag("--log-flows"),
                                                          write: console))
         var configuration = ProxyConfiguration(listen: listen, threads: threads, ignoreHosts: ignore,
@@ -145,7 +146,7 @@ struct ProxyCommand: MouchardCommand {
         io.err("mouchard: CA \(interceptor.authority.certificatePath)" +
                (interceptor.authority.wasCreated ? " (created now)" : "") +
                "; install it from http://mouchard.ca/ through the proxy\n")
-        if let store { io.err("mouchard: session \(store.directory)\n") }
+        if let recorder { io.err("mouchard: session \(recorder.local.directory)\n") }
         var ticker: StatusTicker?
         if let statusLine { ticker = StatusTicker(statusLine) { statusText(server.statistics, audit.summary) } }
         stop.wait()
@@ -153,6 +154,7 @@ struct ProxyCommand: MouchardCommand {
         io.err("mouchard: stopping...\n")
         server.stop()
         audit.finish()
+        let upload = recorder?.finish(io: io)
         let summary = audit.summary
         var text = "mouchard: \(summary.flows) flow\(summary.flows == 1 ? "" : "s"), \(summary.findings) finding"
         text += summary.findings == 1 ? "" : "s"
@@ -172,8 +174,8 @@ struct ProxyCommand: MouchardCommand {
         let dropped = audit.sink.counts.dropped
         if dropped > 0 { text += ", \(dropped) flows NOT recorded (the audit fell behind)" }
         if let r = replay?.responses { text += "; \(r.served) served from the recordings, \(r.missed) missed" }
-        if let store { text += "; session \(store.directory)" }
-        io.err(text + "\n")
+        if let recorder { text += "; session \(recorder.local.directory)" }
+        io.err(text + "\n" + (upload ?? ""))
         return 0
     }
 

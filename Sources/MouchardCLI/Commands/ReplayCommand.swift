@@ -28,6 +28,7 @@ struct ReplayCommand: MouchardCommand {
             OptionSpec("--concurrency", value: "N", help: "requests in flight at once (default 8)"),
             OptionSpec("--session", value: "OUT", help: "session to record the new exchanges in (default replay-DATE-TIME)"),
             OptionSpec("--no-store", help: "do not record a session"),
+            StoreOption.recorderReaderSpec, StoreOption.appSpec, StoreOption.appVersionSpec,
             OptionSpec("--compare", help: "compare each response with the recorded one"),
             OptionSpec("--fail-on-diff", help: "exit 3 when a response differs or a request failed (implies --compare)"),
             OptionSpec("--ignore-field", value: "PATH", help: "leave out of the comparison: header:NAME, $.json.path, or a member name", repeatable: true),
@@ -88,21 +89,18 @@ struct ReplayCommand: MouchardCommand {
             throw CLIError(error.description)
         }
         // The session is opened before sending, so a bad --session fails before any request goes out.
-        var store: SessionStore?
+        var recorder: RecorderSession?
         if !args.flag("--no-store") {
             let name = args.value("--session") ?? ProxyCommand.defaultSessionName("replay")
-            store = try SessionFiles.clarifying(io) { () throws(StoreError) in
-                let s = try SessionStore(directory: try SessionStore.resolve(session: name, currentDirectory: io.currentDirectory),
-                                         create: true)
-                try s.setMetadata("replay", for: SessionStore.MetadataKey.source)
-                try s.setMetadata(Mouchard.version, for: SessionStore.MetadataKey.toolVersion)
-                return s
-            }
-            if let s = store, try SessionFiles.clarifying(io, { try s.flowCount() }) > 0 {
-                throw CLIError("\(SessionFiles.display(s.directory, currentDirectory: io.currentDirectory)): " +
+            let directory = try SessionFiles.clarifying(io) { try SessionStore.resolve(session: name, currentDirectory: io.currentDirectory) }
+            if FileManager.default.fileExists(atPath: directory + "/" + SessionStore.databaseFileName),
+               try SessionFiles.clarifying(io, { try SessionStore(directory: directory, create: false).flowCount() }) > 0 {
+                throw CLIError("\(SessionFiles.display(directory, currentDirectory: io.currentDirectory)): " +
                                "the session already has flows; name a new one with --session")
             }
+            recorder = try RecorderSession.open(directory: directory, source: "replay", args, device: nil, io: io)
         }
+        let store = recorder?.store
         let logFlows = args.flag("--log-flows")
         let started = Date()
         let results = try replayer.run(flows) { r in
@@ -127,8 +125,9 @@ struct ReplayCommand: MouchardCommand {
         if compare { text += ", \(differing) differ\(differing == 1 ? "s" : "") from the recording" }
         let skipped = flows.count - results.count
         if skipped > 0 { text += "; \(skipped) flow\(skipped == 1 ? "" : "s") without a request (TLS metadata) skipped" }
-        if let store { text += "; session \(SessionFiles.display(store.directory, currentDirectory: io.currentDirectory))" }
+        if let recorder { text += "; session \(SessionFiles.display(recorder.local.directory, currentDirectory: io.currentDirectory))" }
         io.out(text + "\n")
+        if let upload = recorder?.finish(io: io) { io.err(upload) }
         return failOnDiff && (failed > 0 || differing > 0) ? 3 : 0
     }
 

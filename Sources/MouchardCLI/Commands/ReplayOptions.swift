@@ -2,6 +2,7 @@ import Foundation
 import MouchardFlow
 import MouchardProxy
 import MouchardReplay
+import MouchardStore
 
 /// The options `mock`, `proxy --replay` and `replay` share: which flows of which source, body limit,
 /// and (for serving) how requests are matched and what a miss does.
@@ -29,8 +30,18 @@ enum ReplayOptions {
             }
             selection = s
         }
+        // With --store, a source that is not a file is a session of the fleet store.
+        var fleetSession: (any SessionStoring)?
+        if let fleet = try StoreOption.fleet(args), !FileManager.default.fileExists(atPath: SessionFiles.absolute(source, currentDirectory: io.currentDirectory)) {
+            fleetSession = try StoreOption.opener(fleet)(source)
+        }
         do {
-            let loaded = try FlowFile.load(source, currentDirectory: io.currentDirectory)
+            let loaded: FlowFile.Loaded
+            if let fleetSession {
+                loaded = try FlowFile.load(session: fleetSession, shown: source)
+            } else {
+                loaded = try FlowFile.load(source, currentDirectory: io.currentDirectory)
+            }
             for w in loaded.warnings.prefix(5) { io.err("mouchard: warning: \(w)\n") }
             return (try FlowFile.select(selection, from: loaded, shown: source), loaded.source)
         } catch {

@@ -29,6 +29,7 @@ struct ScanCommand: MouchardCommand {
             OptionSpec("--fail-on", value: "CATEGORIES", help: "exit 3 when a finding has one of these categories (comma-separated, or 'any')"),
             OptionSpec("--strict", help: "fail on a HAR entry that cannot be read (default: skip it with a warning)"),
             TerminalProgress.quietOption,
+            StoreOption.readerSpec,
         ],
         minPositionals: 1, maxPositionals: nil)
 
@@ -53,6 +54,7 @@ struct ScanCommand: MouchardCommand {
         inputs.keys = try KeyLogOption.load(args, io: io)
         inputs.strict = args.flag("--strict")
         inputs.progress = progress?.inputProgress
+        inputs.sessionOpener = try StoreOption.fleet(args).map(StoreOption.opener)
         // Findings are written as they are found (json: the array first, the summary after them).
         let out = OutputBuffer(io)
         var count = 0

@@ -15,7 +15,7 @@ struct SniffCommand: MouchardCommand {
     static let spec = CommandSpec(
         name: "sniff",
         abstract: "capture live on an interface and report leaks as they happen (cleartext HTTP, DNS, TLS SNI)",
-        usage: "-i IFACE [--filter BPF] [--session S] [--device FILE] [--rules DIR] [--promiscuous] [--duration SECONDS]",
+        usage: "-i IFACE [--filter BPF] [--session S [--store URL]] [--device FILE] [--rules DIR] [--promiscuous] [--duration SECONDS]",
         discussion: """
         Needs capture rights (root or CAP_NET_RAW). HTTP/1.x is found by content on any port;
         encrypted connections are listed by their TLS server name (SNI) and DNS names.
@@ -29,6 +29,7 @@ struct SniffCommand: MouchardCommand {
             OptionSpec("--interface", short: "-i", value: "IFACE", help: "interface to capture on (e.g. eth0, wlan0, any, lo)"),
             OptionSpec("--filter", value: "BPF", help: "capture filter in tcpdump syntax, checked before starting"),
             OptionSpec("--session", value: "S", help: "session to record into (captures/S/: session.sqlite, traffic.pcap)"),
+            StoreOption.recorderSpec, StoreOption.appSpec, StoreOption.appVersionSpec,
             OptionSpec("--device", value: "FILE", help: "device profile (JSON) whose values to look for"),
             OptionSpec("--rules", value: "DIR", help: "rule directory (default: $MOUCHARD_RULES, ./Rules, the installed Rules/)"),
             OptionSpec("--first-party", value: "DOMAIN", help: "a domain of the app's own company", repeatable: true),
@@ -50,22 +51,28 @@ struct SniffCommand: MouchardCommand {
         let setup = try AuditSetup.load(args, io: io)
         let attribution = CachedAttribution(TrackerAttribution(trackers: setup.trackers, firstParty: setup.firstParty, flows: []))
         let inspector = Inspector(rules: setup.rules, profile: setup.profile, attribution: attribution)
-        let store = try args.value("--session").map { try SessionFiles.openSession($0, io: io, create: true) }
+        if args.value("--store") != nil, args.value("--session") == nil {
+            throw UsageError("--store uploads the session: give --session S too")
+        }
+        let recorder = try args.value("--session").map { name in
+            try RecorderSession.open(directory: try SessionFiles.clarifying(io) {
+                try SessionStore.resolve(session: name, currentDirectory: io.currentDirectory)
+            }, source: "sniffer:\(interface)", args, device: setup.profile?.name, io: io)
+        }
+        let store = recorder?.store
+        let pcapPath = recorder?.local.pcapPath
+        let directory = recorder?.local.directory
 
         let sniffer: LiveSniffer
         do {
             sniffer = try LiveSniffer(interface: interface, filter: args.value("--filter"),
-                                      promiscuous: args.flag("--promiscuous"), pcapPath: store?.pcapPath,
+                                      promiscuous: args.flag("--promiscuous"), pcapPath: pcapPath,
                                       keyLog: args.value("--keylog").map { SessionFiles.absolute($0, currentDirectory: io.currentDirectory) })
         } catch {
             throw CLIError("\(error)")
         }
-        if let store {
-            try SessionFiles.clarifying(io) {
-                try store.setMetadata("sniffer:\(interface)", for: SessionStore.MetadataKey.source)
-                try store.setMetadata(Mouchard.version, for: SessionStore.MetadataKey.toolVersion)
-                if let d = args.value("--device") { try store.setMetadata(d, for: SessionStore.MetadataKey.deviceProfile) }
-            }
+        if let store, let d = args.value("--device") {
+            try SessionFiles.clarifying(io) { try store.setMetadata(d, for: SessionStore.MetadataKey.deviceProfile) }
         }
         let quiet = args.flag("--quiet")
         let statusLine = TerminalProgress.make(io, verb: "sniff", quiet: quiet)
@@ -95,7 +102,7 @@ struct SniffCommand: MouchardCommand {
         }
         SignalStop.install()
         io.err("mouchard: sniffing on \(interface)\(args.value("--filter").map { " (filter: \($0))" } ?? "")"
-               + "\(store.map { ", recording into \(SessionFiles.display($0.directory, currentDirectory: io.currentDirectory))" } ?? ""); Ctrl-C to stop\n")
+               + "\(directory.map { ", recording into \(SessionFiles.display($0, currentDirectory: io.currentDirectory))" } ?? ""); Ctrl-C to stop\n")
         var lastStatus = Date()
         let result = try sniffer.run {
             if let statusLine, Date().timeIntervalSince(lastStatus) >= 1 {
@@ -106,11 +113,13 @@ struct SniffCommand: MouchardCommand {
             return SignalStop.requested || storeFailure != nil || (deadline.map { Date() >= $0 } ?? false)
         }
         statusLine?.finish()
+        let upload = recorder?.finish(io: io)
         if let storeFailure { throw CLIError("session store: \(storeFailure)") }
         var s = "\nmouchard sniff: \(result.statistics.packets) packets, \(flowsCount) flows (\(result.statistics.httpRequests) HTTP requests, \(result.statistics.tlsClientHellos) TLS handshakes, \(result.statistics.quicInitials) QUIC Initials), \(findingsCount) findings\n"
-        if let store {
-            s += "session: \(SessionFiles.display(store.directory, currentDirectory: io.currentDirectory)) (\(sniffer.packetsWritten) packets in \(SessionStore.pcapFileName))\n"
+        if let directory {
+            s += "session: \(SessionFiles.display(directory, currentDirectory: io.currentDirectory)) (\(sniffer.packetsWritten) packets in \(SessionStore.pcapFileName))\n"
         }
+        s += upload ?? ""
         for w in result.warnings { s += "warning: \(w)\n" }
         s += CaptureDestinationsText.render(result.destinations)
         io.out(s)

@@ -49,6 +49,12 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// Appends `s` as a quoted JSON string (for documents written piece by piece).
+    public mutating func write(string s: String) { writeString(s.utf8) }
+
+    /// Appends text that is JSON already: punctuation, a member name with its colon, a number.
+    public mutating func write(raw text: String) { output.append(contentsOf: text.utf8) }
+
     private mutating func newline(_ indent: Int) {
         guard pretty else { return }
         output.append(0x0A)

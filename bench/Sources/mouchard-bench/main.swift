@@ -25,6 +25,7 @@ let benchmarks: [Benchmark] = [
     trackerLookupBenchmark,
     inspectBenchmark,
     harBenchmark,
+    fleetGatewayBenchmark,
 ]
 
 let args = Array(CommandLine.arguments.dropFirst())
