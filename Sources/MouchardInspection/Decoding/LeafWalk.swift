@@ -39,9 +39,11 @@ extension FieldWalker {
             walkXML(trimmed, origin: origin, topLevel: false, depth: depth + 1)
             return
         }
+        // One pass answers the questions below (escapes, form, decimals, marks).
+        let shape = LeafShape(trimmed)
         // Protobuf text format (its parts walked; the whole value is recorded too, since a text
         // that merely fits the grammar may be something else).
-        if TextProto.mayBe(trimmed) { _ = walkTextProto(trimmed, origin: origin, depth: depth) }
+        if shape.hasColon, shape.hasNewlineOrBrace, TextProto.mayBe(trimmed) { _ = walkTextProto(trimmed, origin: origin, depth: depth) }
         emit(bytes, origin)
         // A value that is one prefix glued to a device-id-long hex run (`AND<android id>`, `__g<ad id>`).
         if let tail = PrefixedIdentifier.tail(trimmed) {
@@ -49,11 +51,9 @@ extension FieldWalker {
             o.decodings.append("prefix")
             emit(tail, o)
         }
-        // One pass answers the questions below (escapes, form, decimals).
-        let shape = LeafShape(trimmed)
         // Marked coordinates (hemisphere letters, degrees-minutes-seconds) explain the numbers of
         // the text: its plain numbers (the seconds of a DMS pair) are then no pair of their own.
-        let marked = (shape.hasDot || trimmed.contains(0xC2) || trimmed.contains(0xE2)) && MarkedCoordinates.mayHoldMarks(trimmed)
+        let marked = (shape.hasDot || shape.hasNonASCII) && MarkedCoordinates.mayHoldMarks(trimmed)
             && markedCoordinates(trimmed, origin)
         if shape.hasDot, !marked { numbersInString(bytes, origin) }
         // Percent-encoding left in a value (double encoding, or a header/JSON string holding it).
@@ -67,7 +67,7 @@ extension FieldWalker {
         // breadcrumb's `https://host/path?phone=…`).
         if shape.looksLikeForm {
             walkForm(trimmed, prefix: "", origin: origin, depth: depth + 1)
-        } else if let query = Self.queryOfURL(trimmed) {
+        } else if shape.hasColon, let query = Self.queryOfURL(trimmed) {
             walkForm(query, prefix: "", origin: origin, depth: depth + 1)
         }
         tryHex(trimmed, origin, depth: depth)
