@@ -33,6 +33,12 @@ enum CandidateText {
         return true
     }
 
+    /// The ASCII digits of `text`, in order (`PhoneNumbers.digits`, read from the bytes: a digit
+    /// is one byte in UTF-8 and no other byte is one).
+    static func digits(_ text: String) -> String {
+        String(decoding: text.utf8.filter(isDigit), as: UTF8.self)
+    }
+
     /// `text` lower-cased, when it is ASCII (as bytes); nil otherwise.
     static func lowercasedASCII(_ text: String) -> [UInt8]? {
         guard isASCII(text) else { return nil }

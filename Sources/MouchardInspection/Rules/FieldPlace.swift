@@ -14,12 +14,17 @@ enum FieldPlace {
 
     /// The bit of `location`'s place, 0 when it is none of the rule files' places.
     static func bit(of location: String) -> UInt8 {
-        var location = location
-        return location.withUTF8 { bytes in
-            let colon = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.count
-            let place = UnsafeBufferPointer(rebasing: bytes[0..<colon])
-            for (i, name) in names.enumerated() where name.count == place.count && name.elementsEqual(place) { return 1 << UInt8(i) }
-            return 0
+        let bytes = location.utf8
+        // The place's length: up to the first `:`, longer than any place's name is none.
+        var length = 0
+        for b in bytes {
+            if b == UInt8(ascii: ":") { break }
+            length += 1
+            if length > longest { return 0 }
         }
+        for (i, name) in names.enumerated() where name.count == length && bytes.starts(with: name) { return 1 << UInt8(i) }
+        return 0
     }
+
+    private static let longest = names.map(\.count).max() ?? 0
 }

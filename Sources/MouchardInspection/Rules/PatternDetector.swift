@@ -11,45 +11,45 @@ import MouchardWire
 /// only the rules its names and its shape allow are scanned for.
 struct PatternDetector: Sendable {
     let rules: [PatternRule]
-    /// Per rule: what a field needs for the rule's scan to find anything.
-    private let needs: [ShapeNeed]
-    /// Per rule: its places as bits of `FieldPlace` (0: every place).
-    private let places: [UInt8]
     private let vocabulary: KeyVocabulary
+    /// The regex prefilters of `ShapeNeed.folded`.
+    private let searches: [FoldedKeySearch]
     /// The location rules, read from number groups rather than fields.
     private let locationRules: [PatternRule]
 
     init(rules: RuleSet) {
         self.rules = rules.rules
-        needs = rules.rules.map(ShapeNeed.init)
-        places = rules.rules.map { FieldPlace.bits(of: $0.places) }
-        vocabulary = KeyVocabulary(rules.rules) { $0.category == .location }
+        var searches: [FoldedKeySearch] = []
+        let needs = rules.rules.map { ShapeNeed($0, searches: &searches) }
+        self.searches = searches
+        vocabulary = KeyVocabulary(rules.rules, needs: needs, places: rules.rules.map { FieldPlace.bits(of: $0.places) }) {
+            $0.category == .location
+        }
         locationRules = rules.rules.filter { $0.category == .location }
     }
 
     func detect(_ extracted: FieldExtractor.Result, into out: inout DetectionSet) {
-        // What the URL path's hints add, per rule: read when a rule with path hints is first reached.
+        // The URL path's key, read when a rule with path hints is first reached.
         var pathName: KeyName?
         for field in extracted.fields {
-            let candidates = vocabulary.rules(key: field.origin.key, parent: field.origin.parentKey)
+            let candidates = vocabulary.candidates(key: field.origin.key, parent: field.origin.parentKey)
             guard !candidates.isEmpty else { continue }
             let place = FieldPlace.bit(of: field.origin.location)
             var shape: ValueShape?
             for candidate in candidates {
+                guard candidate.places == 0 || candidate.places & place != 0 else { continue }
                 let index = candidate.rule
-                // Only the fields needed for the cheap exits are read from the array: passing the
-                // element copies (retains and releases every field of) the whole rule.
-                guard places[index] == 0 || places[index] & place != 0 else { continue }
                 var url = 0.0
-                if !rules[index].pathKeys.isEmpty {
+                if candidate.readsPath {
                     if pathName == nil { pathName = KeyName(tokens: keyTokens(extracted.path)) }
                     url = PatternRule.pathScore(rules[index].pathKeys, pathName!)
                 }
                 let keyScore = candidate.lead + url + candidate.penalty
-                // Even a perfect candidate could not reach the threshold.
-                guard keyScore + max(0, rules[index].uppercaseWeight) >= rules[index].threshold else { continue }
+                // Even a perfect candidate could not reach the threshold (checked when the key was
+                // resolved for the rules without path hints).
+                guard !candidate.readsPath || keyScore + max(0, rules[index].uppercaseWeight) >= rules[index].threshold else { continue }
                 if shape == nil { shape = ValueShape(field.bytes) }
-                guard needs[index].mayMatch(shape!, field.bytes) else { continue }
+                guard candidate.need.mayMatch(&shape!, searches: searches) else { continue }
                 detect(rules[index], keyScore: keyScore, in: field, into: &out)
             }
         }
@@ -270,14 +270,14 @@ struct PatternDetector: Sendable {
             case .hasLetters:
                 if !CandidateText.hasLetter(text) { return false }
             case .iccid:
-                let d = PhoneNumbers.digits(text)
+                let d = CandidateText.digits(text)
                 if !(d.hasPrefix("89") && (18...20).contains(d.count) && luhn(d)) { return false }
             case .imsi:
-                let d = PhoneNumbers.digits(text)
+                let d = CandidateText.digits(text)
                 guard d.count == 15, let mcc = Int(d.prefix(3)), (200...799).contains(mcc) else { return false }
             case .e164:
                 let t = text.trimmingASCIISpaces()
-                var d = PhoneNumbers.digits(t)
+                var d = CandidateText.digits(t)
                 if t.hasPrefix("+") {
                     if !PhoneNumbers.isPlausibleInternational(d) { return false }
                 } else if d.hasPrefix("00") {
@@ -348,7 +348,7 @@ private let roleAccountBytes = roleAccounts.map { Array($0.utf8) }
 /// code in parentheses (`(303) 555-0147`, `(51) 99876-5432`: 10 or 11 digits).
 func plausiblePhone(_ text: String) -> Bool {
     let t = text.trimmingASCIISpaces()
-    let d = PhoneNumbers.digits(t)
+    let d = CandidateText.digits(t)
     if t.hasPrefix("+") { return PhoneNumbers.isPlausibleInternational(d) }
     if d.hasPrefix("00") { return PhoneNumbers.isPlausibleInternational(String(d.dropFirst(2))) }
     if d.hasPrefix("0") { return (9...13).contains(d.count) }

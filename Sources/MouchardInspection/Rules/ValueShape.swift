@@ -1,44 +1,83 @@
-/// What one pass over a field's bytes says about the candidates its pattern rules could find:
-/// the longest run of each byte class a shape is made of, how many digits, and whether there is an
-/// `@`. A rule whose shape needs more than the field has (a UUID needs 36 hex digits and dashes in
-/// a row, an e-mail an `@`) is not scanned for (`ShapeNeed`). The pass replaces a scan per rule:
-/// most fields hold no candidate of any rule and are answered by it alone.
+/// What a pass over a field's bytes says about the candidates its pattern rules could find:
+/// which byte classes it has, how many digits, and (read only when a rule needs them, in a second
+/// pass) the lengths of the maximal runs of each class a shape is made of. A rule whose shape needs
+/// what the field lacks (a UUID is a run of 36 hex digits and dashes, an e-mail has an `@`) is not
+/// scanned for (`ShapeNeed`): most fields hold no candidate of any rule and are answered by the
+/// first pass alone, instead of a scan per rule.
+///
+/// A scanner's candidate (`PatternDetector.runs`) is a maximal run of its class, so a field
+/// without a maximal run of an allowed length has none.
 struct ValueShape {
-    /// Longest runs of hex digits; of hex digits and `-` (UUIDs); of hex digits, `:` and `-`
-    /// (MACs); of decimal digits; of ASCII letters and digits (tokens).
-    var hexRun = 0
-    var uuidRun = 0
-    var macRun = 0
-    var digitRun = 0
-    var alnumRun = 0
+    let bytes: ArraySlice<UInt8>
+    /// The `ByteClass` bits of the field's bytes, together.
+    private(set) var classes: UInt8 = 0
     /// Decimal digits in all (a phone number has 8 or more, with separators between).
-    var digits = 0
-    /// Some hex letter (`a`-`f`, either case): a hex candidate holds one.
-    var hasHexLetter = false
-    var hasAt = false
+    private(set) var digits = 0
+    /// Every byte is a digit or may be written in a phone number (`+`, space, `-`, `.`,
+    /// parentheses) or around it (tab, CR, LF): a whole value may be one.
+    private(set) var onlyPhoneBytes = true
+    /// The maximal runs, read on first use.
+    private var runs: Runs?
+
+    /// The lengths of the maximal runs of each class, as bits: bit `n - 1` for a run of `n` bytes,
+    /// bit 63 for runs of 64 bytes or more (`RunLengths`).
+    struct Runs {
+        var hex: UInt64 = 0
+        var uuid: UInt64 = 0
+        var mac: UInt64 = 0
+        var digit: UInt64 = 0
+        var alnum: UInt64 = 0
+    }
 
     init(_ bytes: ArraySlice<UInt8>) {
-        var hex = 0, uuid = 0, mac = 0, digit = 0, alnum = 0
-        var classes: UInt8 = 0
+        self.bytes = bytes
+        var classes: UInt8 = 0, notPhone: UInt8 = 0, digits = 0
         bytes.withUnsafeBufferPointer { p in
             for b in p {
                 let c = ByteClass.table[Int(b)]
                 classes |= c
-                hex = c & ByteClass.hex != 0 ? hex + 1 : 0
-                uuid = c & (ByteClass.hex | ByteClass.dash) != 0 ? uuid + 1 : 0
-                mac = c & (ByteClass.hex | ByteClass.dash | ByteClass.colon) != 0 ? mac + 1 : 0
-                digit = c & ByteClass.digit != 0 ? digit + 1 : 0
-                alnum = c & ByteClass.alnum != 0 ? alnum + 1 : 0
-                hexRun = max(hexRun, hex)
-                uuidRun = max(uuidRun, uuid)
-                macRun = max(macRun, mac)
-                digitRun = max(digitRun, digit)
-                alnumRun = max(alnumRun, alnum)
+                notPhone |= ~c & ByteClass.phone
                 digits += Int(c & ByteClass.digit)
             }
         }
-        hasHexLetter = classes & ByteClass.hexLetter != 0
-        hasAt = classes & ByteClass.at != 0
+        self.classes = classes
+        self.digits = digits
+        onlyPhoneBytes = notPhone == 0
+    }
+
+    func has(_ byteClass: UInt8) -> Bool { classes & byteClass != 0 }
+
+    /// The maximal runs of each class (a second pass, made once).
+    mutating func maximalRuns() -> Runs {
+        if let runs { return runs }
+        var found = Runs()
+        // The current run of each class: hex, UUID (hex and `-`), MAC (hex, `:`, `-`), digits, alnum.
+        var hex = 0, uuid = 0, mac = 0, digit = 0, alnum = 0
+        @inline(__always) func extend(_ run: inout Int, _ runs: inout UInt64, _ inClass: Bool) {
+            if inClass {
+                run += 1
+            } else if run > 0 {
+                runs |= RunLengths.bit(run)
+                run = 0
+            }
+        }
+        bytes.withUnsafeBufferPointer { p in
+            for b in p {
+                let c = ByteClass.table[Int(b)]
+                extend(&hex, &found.hex, c & ByteClass.hex != 0)
+                extend(&uuid, &found.uuid, c & (ByteClass.hex | ByteClass.dash) != 0)
+                extend(&mac, &found.mac, c & (ByteClass.hex | ByteClass.dash | ByteClass.colon) != 0)
+                extend(&digit, &found.digit, c & ByteClass.digit != 0)
+                extend(&alnum, &found.alnum, c & ByteClass.alnum != 0)
+            }
+        }
+        extend(&hex, &found.hex, false)
+        extend(&uuid, &found.uuid, false)
+        extend(&mac, &found.mac, false)
+        extend(&digit, &found.digit, false)
+        extend(&alnum, &found.alnum, false)
+        runs = found
+        return found
     }
 
     /// The byte classes of `init`, one bit each (`digit` is 1: added up as the digit count).
@@ -50,6 +89,8 @@ struct ValueShape {
         static let colon: UInt8 = 16
         static let alnum: UInt8 = 32
         static let at: UInt8 = 64
+        /// A digit or a byte a phone number may be written with (`onlyPhoneBytes`).
+        static let phone: UInt8 = 128
 
         static let table: [UInt8] = (0..<256).map { i in
             let b = UInt8(i)
@@ -63,8 +104,28 @@ struct ValueShape {
             if b == 0x3A { c |= colon }
             if b == 0x40 { c |= at }
             if isASCIIAlnum(b) { c |= alnum }
+            if isDigit || Array(" +-.()\t\r\n".utf8).contains(b) { c |= phone }
             return c
         }
+    }
+}
+
+/// Run lengths as the bits of a `UInt64`: bit `n - 1` for `n` bytes, bit 63 for 64 or more.
+enum RunLengths {
+    static func bit(_ length: Int) -> UInt64 { 1 << UInt64(min(length, 64) - 1) }
+
+    /// The bits of every length in `lengths`.
+    static func of(_ lengths: Set<Int>) -> UInt64 {
+        lengths.reduce(0) { $0 | ($1 >= 1 ? bit($1) : 0) }
+    }
+
+    /// The bits of every length from `shortest` to `longest`.
+    static func from(_ shortest: Int, to longest: Int) -> UInt64 {
+        let low = max(shortest, 1), high = min(longest, 64)
+        guard low <= high else { return 0 }
+        var bits: UInt64 = 0
+        for n in low...high { bits |= bit(n) }
+        return bits
     }
 }
 
@@ -76,51 +137,73 @@ enum ShapeNeed: Sendable {
     case any
     /// Never a candidate (`decimal` is read from number groups, not fields).
     case never
-    case uuid, mac, email
-    case hexRun(Int)
-    case digitRun(Int)
-    case alnumRun(Int)
-    /// Phone numbers: this many digits in the field, whatever separates them.
-    case digitCount(Int)
-    /// The regex's prefilter bytes, ignoring ASCII case.
-    case folded(FoldedKeySearch)
+    case email
+    /// A maximal run of one of `lengths` (`RunLengths`, the shortest `shortest`) of UUID bytes,
+    /// MAC bytes, hex digits (with a hex letter), digits, ASCII letters and digits.
+    case uuidRun(lengths: UInt64, shortest: Int)
+    case macRun(lengths: UInt64, shortest: Int)
+    case hexRun(lengths: UInt64, shortest: Int)
+    case digitRun(lengths: UInt64, shortest: Int)
+    case alnumRun(lengths: UInt64, shortest: Int)
+    /// Phone numbers: this many digits in the field, whatever separates them; for a whole value,
+    /// nothing but what a phone number is written with.
+    case phone(digits: Int, whole: Bool)
+    /// The regex's prefilter bytes, ignoring ASCII case: the index of its search in `searches`
+    /// (a need is plain data, copied without reference counting), and what the bytes need before
+    /// they are searched: as many digits as the prefilter has, and its `:`, `-` and `@` (classes).
+    case folded(Int, digits: Int, classes: UInt8)
 
     /// UUIDs are 36 characters, MACs 17; phone numbers have 8 digits or more (`phones`).
     static let uuidLength = 36
     static let macLength = 17
     static let phoneDigits = 8
 
-    init(_ rule: PatternRule) {
-        // The shortest candidate the rule's lengths allow.
-        let shortest = rule.lengths.min() ?? rule.minLength
+    /// `searches` gets the rule's prefilter search, if it has one.
+    init(_ rule: PatternRule, searches: inout [FoldedKeySearch]) {
+        // The lengths `lengthOK` allows.
+        let allowed = rule.lengths.isEmpty ? RunLengths.from(rule.minLength, to: rule.maxLength) : RunLengths.of(rule.lengths)
+        let shortest = max(1, rule.lengths.min() ?? rule.minLength)
         switch rule.shape {
-        case .uuid: self = .uuid
-        case .mac: self = .mac
+        case .uuid: self = .uuidRun(lengths: RunLengths.bit(Self.uuidLength), shortest: Self.uuidLength)
+        case .mac: self = .macRun(lengths: RunLengths.bit(Self.macLength), shortest: Self.macLength)
         case .email: self = .email
-        case .hex: self = .hexRun(shortest)
-        case .digits: self = .digitRun(shortest)
+        case .hex: self = .hexRun(lengths: allowed, shortest: shortest)
+        case .digits: self = .digitRun(lengths: allowed, shortest: shortest)
         // A whole-value token may have `-` and `_` between its letters and digits.
-        case .token: self = rule.wholeValue ? .any : .alnumRun(shortest)
-        case .phone: self = .digitCount(Self.phoneDigits)
+        case .token: self = rule.wholeValue ? .any : .alnumRun(lengths: allowed, shortest: shortest)
+        case .phone: self = .phone(digits: Self.phoneDigits, whole: rule.wholeValue)
         case .decimal: self = .never
         case .text: self = .any
-        case .regex: self = rule.prefilter.isEmpty ? .any : .folded(FoldedKeySearch([String(decoding: rule.prefilter, as: UTF8.self)]))
+        case .regex:
+            guard !rule.prefilter.isEmpty else { self = .any; return }
+            searches.append(FoldedKeySearch([String(decoding: rule.prefilter, as: UTF8.self)]))
+            let classes = rule.prefilter.reduce(UInt8(0)) { $0 | ValueShape.ByteClass.table[Int($1)] }
+            self = .folded(searches.count - 1, digits: rule.prefilter.count { $0 >= 0x30 && $0 <= 0x39 },
+                           classes: classes & (ValueShape.ByteClass.colon | ValueShape.ByteClass.dash | ValueShape.ByteClass.at))
         }
     }
 
-    /// The field may hold a candidate: `shape` is `bytes`' (the regex prefilter reads the bytes).
-    func mayMatch(_ shape: ValueShape, _ bytes: ArraySlice<UInt8>) -> Bool {
+    /// The field whose shape is `shape` may hold a candidate (a regex prefilter is looked for with
+    /// its search in `searches`). The classes and the length are checked before the runs are read.
+    func mayMatch(_ shape: inout ValueShape, searches: [FoldedKeySearch]) -> Bool {
+        typealias C = ValueShape.ByteClass
         switch self {
-        case .any: true
-        case .never: false
-        case .uuid: shape.uuidRun >= Self.uuidLength
-        case .mac: shape.macRun >= Self.macLength
-        case .email: shape.hasAt
-        case .hexRun(let n): shape.hexRun >= n && shape.hasHexLetter
-        case .digitRun(let n): shape.digitRun >= n
-        case .alnumRun(let n): shape.alnumRun >= n
-        case .digitCount(let n): shape.digits >= n
-        case .folded(let search): search.isFound(in: bytes)
+        case .any: return true
+        case .never: return false
+        case .email: return shape.has(C.at)
+        case .uuidRun(let lengths, let shortest):
+            return shape.has(C.dash) && shape.bytes.count >= shortest && shape.maximalRuns().uuid & lengths != 0
+        case .macRun(let lengths, let shortest):
+            return shape.has(C.dash | C.colon) && shape.bytes.count >= shortest && shape.maximalRuns().mac & lengths != 0
+        case .hexRun(let lengths, let shortest):
+            return shape.has(C.hexLetter) && shape.bytes.count >= shortest && shape.maximalRuns().hex & lengths != 0
+        case .digitRun(let lengths, let shortest):
+            return shape.digits >= shortest && shape.maximalRuns().digit & lengths != 0
+        case .alnumRun(let lengths, let shortest):
+            return shape.bytes.count >= shortest && shape.maximalRuns().alnum & lengths != 0
+        case .phone(let digits, let whole): return shape.digits >= digits && (!whole || shape.onlyPhoneBytes)
+        case .folded(let search, let digits, let classes):
+            return shape.digits >= digits && shape.classes & classes == classes && searches[search].isFound(in: shape.bytes)
         }
     }
 }
