@@ -534,6 +534,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         if e.requestBody.truncated { flow.extras["_requestBodySize"] = String(e.requestBody.totalBytes) }
         if e.responseBody.truncated { flow.extras["_responseBodySize"] = String(e.responseBody.totalBytes) }
         if let note = e.replay { flow.extras["_replay"] = Self.jsonString(note) }
+        if let stream = e.streamID { flow.extras["_streamId"] = String(stream) }
         return flow
     }
 
