@@ -205,10 +205,9 @@ final class HTTP2ProxyMachine {
             if !s.responseEnded {
                 s.exchange.error = "upstream reset the stream (\(HTTP2ErrorCode.name(code)))"
                 downstream.reset(stream: id, code: code == HTTP2ErrorCode.noError ? HTTP2ErrorCode.internalError : code)
-            } else if !s.requestEnded {
-                // The origin answered before the upload ended: the client may stop sending (RFC 9113 §8.1).
-                downstream.reset(stream: id, code: HTTP2ErrorCode.noError)
             }
+            // An origin that answered before the upload ended has closed its side: the rest of the
+            // client's body is read and dropped (a reset now could overtake the queued response).
             streams[id] = s
         case .headersRefused(let u, let reason):
             refusedHeaderBlocks += 1
