@@ -40,7 +40,9 @@ final class UpstreamLink: StreamConnectionDelegate {
 
     /// A TLS link: another tunnel to the same target with the same SNI may reuse it (the pool's key
     /// holds both).
-    var isPoolableTLS: Bool { tls != nil }
+    var isPoolableTLS: Bool { tls != nil && !isHTTP2 }
+    /// The origin chose `h2` in ALPN: this link speaks HTTP/2 and is never pooled for HTTP/1.
+    var isHTTP2: Bool { tls?.session.alpnProtocol == "h2" }
     /// True when this connection already served an exchange (a reused connection may have been
     /// closed by the origin meanwhile, so a failure before any response byte may be retried).
     var servedExchanges = 0
