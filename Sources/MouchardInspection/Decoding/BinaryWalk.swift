@@ -37,56 +37,80 @@ extension FieldWalker {
         var i = 0
         var strings = 0
         while i + 2 + Self.minBinaryString <= b.count, strings < 256, !full {
-            let big = Int(b[i]) << 8 | Int(b[i + 1])
-            let little = Int(b[i + 1]) << 8 | Int(b[i])
-            var taken = false
-            for (length, how) in [(big, "writeUTF"), (little, "length-prefixed")] where length >= Self.minBinaryString {
-                let end = i + 2 + length
-                guard end <= b.count, b[(i + 2)..<end].allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { continue }
-                var o = origin
-                o.decodings.append(how)
-                leaf(bytes[(bytes.startIndex + i + 2)..<(bytes.startIndex + end)], o, depth: depth + 1)
-                strings += 1
-                i = end
-                taken = true
-                break
+            // A big-endian length (`writeUTF`), else a little-endian one.
+            var end = i + 2 + (Int(b[i]) << 8 | Int(b[i + 1]))
+            var how = "writeUTF"
+            if !Self.isPrintableString(b, from: i + 2, to: end) {
+                end = i + 2 + (Int(b[i + 1]) << 8 | Int(b[i]))
+                how = "length-prefixed"
+                guard Self.isPrintableString(b, from: i + 2, to: end) else { i += 1; continue }
             }
-            if !taken { i += 1 }
+            // Recorded, not decoded further: a record's strings are names, ids and versions (the
+            // matchers read them as they are; a glued prefix is split off as in any leaf).
+            var o = origin
+            o.decodings.append(how)
+            let string = bytes[(bytes.startIndex + i + 2)..<(bytes.startIndex + end)]
+            emit(string, o)
+            if let tail = PrefixedIdentifier.tail(string) {
+                o.decodings.append("prefix")
+                emit(tail, o)
+            }
+            strings += 1
+            i = end
         }
         binaryNumberPairs(b, origin: origin)
+    }
+
+    /// `b[from..<to]` is a string worth reading: at least `minBinaryString` printable ASCII bytes, within `b`.
+    private static func isPrintableString(_ b: [UInt8], from: Int, to: Int) -> Bool {
+        guard to - from >= minBinaryString, to <= b.count else { return false }
+        for k in from..<to where b[k] < 0x20 || b[k] >= 0x7F { return false }
+        return true
     }
 
     /// Adjacent IEEE-754 numbers that both look like degrees written with a few decimals: a group
     /// each, without a key. Float64 pairs of 4 decimals or more are marked as coordinates; float32
     /// pairs are not (a float32 in degree ranges has few decimals by nature: only a profile's
-    /// location tells a coordinate pair among them).
+    /// location tells a coordinate pair among them). With a profile (pruning), a pair neither of
+    /// whose numbers is within a degree of the profile's latitude is not kept: it could not be near
+    /// the profile in either order, so the findings are those of keeping it.
     private mutating func binaryNumberPairs(_ b: [UInt8], origin: FieldOrigin) {
-        var pairs = 0
-        func word(_ at: Int, _ width: Int, little: Bool) -> UInt64 {
-            var v: UInt64 = 0
-            for k in 0..<width { v = v << 8 | UInt64(b[little ? at + width - 1 - k : at + k]) }
-            return v
+        guard b.count >= 8 else { return }
+        let latitude = pruning?.matcher.location.map { abs($0.latitude) }
+        @inline(__always) func nearLatitude(_ x: Double, _ y: Double) -> Bool {
+            guard let latitude else { return true }
+            return abs(abs(x) - latitude) < 1 || abs(abs(y) - latitude) < 1
         }
-        var at = 0
-        while at + 8 <= b.count, pairs < Self.maxBinaryPairs {
-            defer { at += 1 }
-            for little in [false, true] {
-                if at + 16 <= b.count,
-                   let x = Self.degreeLike(Double(bitPattern: word(at, 8, little: little))),
-                   let y = Self.degreeLike(Double(bitPattern: word(at + 8, 8, little: little))) {
-                    // Two float64 values of 4 to 7 decimals side by side: a degree pair by its
-                    // writing (measurements in binary are seldom that round, random bytes never).
-                    binaryPair(x, y, how: little ? "float64le" : "float64be", origin: origin,
-                               marked: x.1 >= Self.markedFloat64Decimals && y.1 >= Self.markedFloat64Decimals)
-                    pairs += 1
+        var found: [(x: (Double, Int), y: (Double, Int), how: String, marked: Bool)] = []
+        b.withUnsafeBytes { raw in
+            @inline(__always) func u64(_ at: Int, little: Bool) -> UInt64 {
+                let v = raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+                return little ? UInt64(littleEndian: v) : UInt64(bigEndian: v)
+            }
+            @inline(__always) func u32(_ at: Int, little: Bool) -> UInt32 {
+                let v = raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)
+                return little ? UInt32(littleEndian: v) : UInt32(bigEndian: v)
+            }
+            var at = 0
+            while at + 8 <= raw.count, found.count < Self.maxBinaryPairs {
+                for little in 0..<2 {
+                    let le = little == 1
+                    if at + 16 <= raw.count, let x = Self.degreeLike(Double(bitPattern: u64(at, little: le))),
+                       let y = Self.degreeLike(Double(bitPattern: u64(at + 8, little: le))), nearLatitude(x.0, y.0) {
+                        // Two float64 values of 4 to 7 decimals side by side: a degree pair by its
+                        // writing (measurements in binary are seldom that round, random bytes never).
+                        found.append((x, y, le ? "float64le" : "float64be",
+                                      x.1 >= Self.markedFloat64Decimals && y.1 >= Self.markedFloat64Decimals))
+                    }
+                    if let x = Self.degreeLike(Float(bitPattern: u32(at, little: le))),
+                       let y = Self.degreeLike(Float(bitPattern: u32(at + 4, little: le))), nearLatitude(x.0, y.0) {
+                        found.append((x, y, le ? "float32le" : "float32be", false))
+                    }
                 }
-                if let x = Self.degreeLike(Float(bitPattern: UInt32(word(at, 4, little: little)))),
-                   let y = Self.degreeLike(Float(bitPattern: UInt32(word(at + 4, 4, little: little)))) {
-                    binaryPair(x, y, how: little ? "float32le" : "float32be", origin: origin, marked: false)
-                    pairs += 1
-                }
+                at += 1
             }
         }
+        for f in found { binaryPair(f.x, f.y, how: f.how, origin: origin, marked: f.marked) }
     }
 
     /// Decimals each float64 of a pair needs to be marked as coordinates (about 10 m).

@@ -46,7 +46,8 @@ extension FieldWalker {
                 o.decodings = urlDecodings ?? []
                 // A raw `+` in an e-mail address is ambiguous (a space, or a `+` left unescaped):
                 // the `+` reading first, then the space one.
-                if ByteSearch.contains(UInt8(ascii: "+"), or: UInt8(ascii: "+"), in: rawValue), decoded.contains(UInt8(ascii: "@")) {
+                if rawValue.count <= Self.maxEmailLength, ByteSearch.contains(UInt8(ascii: "+"), or: UInt8(ascii: "+"), in: rawValue),
+                   decoded.contains(UInt8(ascii: "@")), !decoded.contains(where: Self.endsAnEmail) {
                     if let kept = ByteCodecs.percentDecode(rawValue, plusAsSpace: false) {
                         leaf(kept[...], o, depth: depth + 1)
                     } else {
@@ -76,6 +77,14 @@ extension FieldWalker {
     /// The decodings of a value percent-decoded from a form read as sent (a query string, most
     /// often): one array shared by every request.
     static let urlOnly = ["url"]
+
+    /// Longest value read again with its raw `+` kept (an e-mail address has at most 254 bytes).
+    static let maxEmailLength = 254
+
+    /// A byte no e-mail value holds (a structure, another pair): such a value is not read twice.
+    static func endsAnEmail(_ b: UInt8) -> Bool {
+        b == UInt8(ascii: "{") || b == UInt8(ascii: "[") || b == UInt8(ascii: "=") || b == UInt8(ascii: "&") || b == UInt8(ascii: "\"")
+    }
 
     /// `ud[em]` → `em`, `a[]` → `a`.
     func bracketLeaf(_ name: String) -> String {

@@ -102,8 +102,9 @@ extension FieldWalker {
             var decoded = ByteCodecs.base64Decode(run)
             // A short tag glued before the text (`a+<base64>`, AdMob's `uule`): the run read
             // whole decodes to noise, the text after the tag to text.
-            if !(decoded.map { ($0.count >= 2 && $0[0] == 0x1F && $0[1] == 0x8B) || ByteCodecs.looksLikeText($0) } ?? false),
-               let tail = Self.afterShortTag(run), let text = ByteCodecs.base64Decode(tail), ByteCodecs.looksLikeText(text) {
+            if let tail = Self.afterShortTag(run),
+               !(decoded.map { ($0.count >= 2 && $0[0] == 0x1F && $0[1] == 0x8B) || ByteCodecs.looksLikeText($0) } ?? false),
+               let text = ByteCodecs.base64Decode(tail), ByteCodecs.looksLikeText(text) {
                 decoded = text
             }
             guard let decoded, decoded.count >= 4 else { continue }

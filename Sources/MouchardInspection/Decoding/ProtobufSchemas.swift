@@ -3,7 +3,8 @@
 /// (`resettable_device_id`). The walk keeps locations by number (`pb.1.27`) and gives the name as
 /// the field's key.
 enum ProtobufSchemas {
-    /// Field paths below the message root (`1.27`: field 27 of the message in field 1) → names.
+    /// Field paths as the walk writes them (`pb.1.27`, and `field 1.27` for a message read on its
+    /// own: field 27 of the message in field 1) → names.
     typealias Names = [String: String]
 
     /// The names for messages sent to `host` (lower case), nil when none is known.
@@ -15,17 +16,23 @@ enum ProtobufSchemas {
     /// Firebase / Google Analytics for Firebase app measurement (`POST app-measurement.com/a`): a
     /// `Batch` of `Bundle`s (field numbers as published in lari/firebase-ga4-app-measurement-protobuf,
     /// `app-measurement.proto`).
-    static let appMeasurement: Names = [
+    static let appMeasurement: Names = walkPaths([
         "1": "bundle",
         "1.8": "platform", "1.9": "operating_system_version", "1.10": "device_model", "1.11": "user_default_language",
         "1.13": "install_source", "1.14": "app_id", "1.16": "app_version", "1.21": "app_instance_id", "1.25": "gmp_app_id",
         "1.27": "resettable_device_id", "1.30": "firebase_instance_id",
-    ]
+    ])
+
+    /// `names` under both path spellings of the walk.
+    private static func walkPaths(_ names: [String: String]) -> Names {
+        var out: Names = [:]
+        for (path, name) in names {
+            out["pb." + path] = name
+            out["field " + path] = name
+        }
+        return out
+    }
 
     /// The name of the field at `path` (`pb.1.27`, or `field 1.27` for a message read on its own), nil when unnamed.
-    static func name(_ names: Names, path: String) -> String? {
-        if path.hasPrefix("pb.") { return names[String(path.dropFirst(3))] }
-        if path.hasPrefix("field ") { return names[String(path.dropFirst(6))] }
-        return nil
-    }
+    static func name(_ names: Names, path: String) -> String? { names[path] }
 }

@@ -15,7 +15,9 @@ extension FieldWalker {
             o.key = protobufNames.flatMap { ProtobufSchemas.name($0, path: p) } ?? "\(f.number)"
             switch f.value {
             case .varint(let v):
-                emit(Array(String(v).utf8)[...], o, isNumber: true)
+                // `emit` keeps numbers of 5 digits or more: smaller ones (counts, flags, enums) are
+                // not made text at all.
+                if v >= 10_000 { emit(Array(String(v).utf8)[...], o, isNumber: true) }
             case .fixed64(let d):
                 if d.isFinite, abs(d) > 1e-6, abs(d) < 1e7 {
                     numbers.appendMember(.init(key: "\(f.number)", value: d, decimals: 6))

@@ -486,7 +486,7 @@ private struct VariantBuilder {
     /// Plain, percent-encoded, hex and base64 forms of each written form, and digests of each
     /// (written and case-normalized) form.
     mutating func addForms(_ forms: [String], digestForms: [String], category: FindingCategory, type: String, value: String,
-                           gluedForms: Bool = false) {
+                           gluedForms: Bool = false, truncatedDigests truncated: Bool = false) {
         for f in forms {
             // An identifier of 16 characters or more with letters is found glued to a prefix too
             // (`AND<android id>`, `__g<ad id without dashes>`): no other value holds it by chance.
@@ -510,9 +510,11 @@ private struct VariantBuilder {
                 let hex = hexString(d)
                 add(hex, target(category, type, .digest(alg), value))
                 // Its first 16 hex digits, confirmed as the start of a longer prefix of the digest
-                // (`truncatedDigests`): discovery lists and ids send truncated hashes.
-                if add(String(hex.prefix(VariantBuilder.minTruncatedDigest)), target(category, type, .truncatedDigest(alg), value),
-                       boundary: false) {
+                // (`truncatedDigests`): contact discovery and matching APIs send e-mails and phone
+                // numbers as truncated hashes (identifiers' digests are sent whole: not searched so,
+                // which keeps the automaton small).
+                if truncated, add(String(hex.prefix(VariantBuilder.minTruncatedDigest)), target(category, type, .truncatedDigest(alg), value),
+                                  boundary: false) {
                     truncatedDigests[patterns.count - 1] = Array(hex.utf8)
                 }
                 let b64 = String(decoding: ByteCodecs.base64Encode(d), as: UTF8.self)
@@ -560,7 +562,8 @@ private struct VariantBuilder {
     mutating func addEmail(_ raw: String, category: FindingCategory, type: String) {
         let v = raw.trimmingASCIISpaces()
         let lower = v.lowercased()
-        addForms(Array(Set([v, lower])).sorted(), digestForms: Array(Set([raw, v, lower])).sorted(), category: category, type: type, value: v)
+        addForms(Array(Set([v, lower])).sorted(), digestForms: Array(Set([raw, v, lower])).sorted(), category: category, type: type, value: v,
+                 truncatedDigests: true)
     }
 
     mutating func addName(_ raw: String, category: FindingCategory, type: String) {
@@ -598,7 +601,10 @@ private struct VariantBuilder {
         guard let e164 = PhoneNumbers.e164Digits(raw, region: region) else {
             // Unknown plan: match the digits as written.
             let d = PhoneNumbers.digits(raw)
-            if d.count >= 8 { phoneDigits[d, default: []].append(t); addForms([d], digestForms: [d], category: category, type: type, value: raw) }
+            if d.count >= 8 {
+                phoneDigits[d, default: []].append(t)
+                addForms([d], digestForms: [d], category: category, type: type, value: raw, truncatedDigests: true)
+            }
             return
         }
         let digitForms = PhoneNumbers.digitForms(e164: e164)
@@ -607,7 +613,7 @@ private struct VariantBuilder {
         forms.append(raw.trimmingASCIISpaces())
         let national = digitForms.count > 2 ? digitForms[2] : e164
         addForms(Array(Set(forms)).sorted(), digestForms: Array(Set(["+" + e164, e164, national, "00" + e164] + digitForms)).sorted(),
-                 category: category, type: type, value: raw)
+                 category: category, type: type, value: raw, truncatedDigests: true)
     }
 }
 
