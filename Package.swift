@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         // C macros and syscalls Swift cannot import directly.
         .target(name: "CMouchardShims", dependencies: ["COpenSSL"]),
 
@@ -36,6 +37,8 @@ let package = Package(
         .target(name: "MouchardCapture", dependencies: ["CPcap", "MouchardWire"]),
         .target(name: "MouchardStore", dependencies: ["CSQLite", "MouchardWire", "MouchardFlow", "MouchardFindings"]),
         .target(name: "MouchardPosix", dependencies: ["CMouchardShims"]),
+        // HTTP/2 framing, HPACK and stream state (wraps libnghttp2, sans-I/O: mem_recv/mem_send).
+        .target(name: "MouchardHTTP2", dependencies: ["CNghttp2"]),
         // The fleet store: sessions of many recorders in one PostgreSQL database (wraps libpq).
         .target(name: "MouchardPostgres", dependencies: [
             "CLibpq", "CMouchardShims", "MouchardStore", "MouchardFlow", "MouchardFindings", "MouchardWire",
@@ -49,10 +52,12 @@ let package = Package(
         // Composition.
         // Message-framed payloads read as they pass: WebSocket frames and permessage-deflate into messages.
         .target(name: "MouchardMessages", dependencies: ["MouchardWire", "MouchardFlow", "MouchardCodec"]),
-        .target(name: "MouchardSniffer", dependencies: ["MouchardWire", "MouchardFlow", "MouchardCapture", "MouchardCodec", "MouchardMessages"]),
+        .target(name: "MouchardSniffer", dependencies: [
+            "MouchardWire", "MouchardFlow", "MouchardCapture", "MouchardCodec", "MouchardMessages", "MouchardHTTP2",
+        ]),
         .target(name: "MouchardProxy", dependencies: [
             "MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardTLS", "MouchardPosix", "MouchardInspection",
-            "MouchardStore", "MouchardMessages",
+            "MouchardStore", "MouchardMessages", "MouchardHTTP2",
         ]),
         .target(name: "MouchardReport", dependencies: ["MouchardWire", "MouchardFlow", "MouchardFindings", "MouchardInspection"]),
         // The gateway's host changes: nftables rules, sysctls, saved state (pure plans, thin runner).
@@ -94,6 +99,7 @@ let package = Package(
         .target(name: "ProxyConformance", path: "Tests/ProxyConformance"),
 
         .testTarget(name: "MouchardWireTests", dependencies: ["MouchardTestSupport", "MouchardWire"]),
+        .testTarget(name: "MouchardHTTP2Tests", dependencies: ["MouchardTestSupport", "MouchardHTTP2"]),
         .testTarget(name: "MouchardFlowTests", dependencies: ["MouchardTestSupport", "MouchardFlow", "MouchardWire"]),
         .testTarget(name: "MouchardCodecTests", dependencies: ["MouchardTestSupport", "MouchardCodec", "MouchardWire"]),
         .testTarget(name: "MouchardMessagesTests", dependencies: [
@@ -110,7 +116,7 @@ let package = Package(
         ]),
         .testTarget(name: "MouchardProxyTests", dependencies: [
             "MouchardTestSupport", "ProxyConformance", "MouchardProxy", "MouchardTLS", "MouchardPosix", "MouchardWire", "MouchardFlow", "MouchardFindings",
-            "MouchardInspection", "MouchardStore", "MouchardCodec",
+            "MouchardInspection", "MouchardStore", "MouchardCodec", "MouchardHTTP2",
         ]),
         .testTarget(name: "MouchardReportTests", dependencies: [
             "MouchardTestSupport", "MouchardReport", "MouchardFindings", "MouchardInspection", "MouchardFlow", "MouchardWire", "MouchardCLI",

@@ -15,6 +15,8 @@ public struct CapturedExchange: Sendable {
     public var error: String?
     /// What the response source decided (`served flow 12`, `missed: forwarded`...); nil without one.
     public var replay: String?
+    /// The client's stream id when the exchange travelled over HTTP/2 (nil for HTTP/1).
+    public var streamID: Int32?
     /// When the request head arrived (wall clock) and the phase boundaries (monotonic ms).
     public var started: Date
     public var startedMonotonic: UInt64

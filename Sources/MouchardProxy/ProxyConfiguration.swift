@@ -35,6 +35,9 @@ public struct ProxyConfiguration: Sendable {
     /// How long a transparent connection, or a CONNECT tunnel, may stay silent before it is taken
     /// for a server-first protocol (an SSH or SMTP banner) and tunneled blind to its destination.
     public var serverFirstWaitMilliseconds: UInt64 = 800
+    /// Offer `h2` to a client that offers it when its origin chooses `h2` too (ALPN is settled with
+    /// the origin first); false = HTTP/1.1 only (`--no-http2`). Never while answering from recordings.
+    public var http2 = true
     /// Which clients may connect and the credentials their requests must carry (default: anyone).
     public var access = ClientAccess()
     /// A WebSocket frame longer than this closes the connection with 1009 (frames are relayed as

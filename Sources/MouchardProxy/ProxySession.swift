@@ -17,6 +17,8 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     enum Mode {
         /// HTTP requests (plain, or decrypted inside an intercepted tunnel).
         case http
+        /// HTTP/2 streams inside an intercepted tunnel where both sides chose h2 (`ProxySession+HTTP2`).
+        case http2
         /// Bytes copied both ways untouched.
         case rawTunnel
         /// Waiting for the ClientHello / the upstream handshake / our handshake with the client.
@@ -44,6 +46,10 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     private var firstBytes: [UInt8] = []
     /// A WebSocket connection whose frames are read while relayed (after its 101).
     var webSocket: WebSocketRelay?
+    /// The HTTP/2 machine of an intercepted h2 connection (mode `.http2`).
+    var http2: HTTP2ProxyMachine?
+    /// What an h2 origin sent before the machine existed (read by it first).
+    var heldUpstreamBytes: [UInt8] = []
 
     init(context: LoopContext, client: StreamConnection, clientAddress: SocketAddress, redirect: TransparentRedirect? = nil) {
         self.context = context
@@ -101,6 +107,8 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             updateReading()
         case .intercepting:
             interception?.clientBytes(bytes, session: self)
+        case .http2:
+            http2ClientBytes(bytes)
         case .awaitingFirstBytes:
             firstBytes += bytes
             routeTransparent(final: false)
@@ -117,6 +125,8 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             finishTunnel(error: nil)
         case .intercepting:
             interception?.clientEnded(session: self)
+        case .http2:
+            feedHTTP2(.clientEnded)
         case .awaitingFirstBytes:
             if firstBytes.isEmpty { close() } else { routeTransparent(final: true) }
         case .closed:
@@ -136,7 +146,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         case .http: feed(.upstreamConnected)
         case .intercepting: interception?.upstreamReady(link, session: self)
         case .rawTunnel: rawTunnelConnected()
-        case .awaitingFirstBytes, .closed: break
+        case .http2, .awaitingFirstBytes, .closed: break
         }
     }
 
@@ -148,6 +158,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         case .http: feed(.upstreamFailed(failure))
         case .intercepting: interception?.upstreamFailed(failure, session: self)
         case .rawTunnel: rawTunnelFailed(failure)
+        case .http2: feedHTTP2(.upstreamFailed("\(failure)"))
         case .awaitingFirstBytes, .closed: break
         }
     }
@@ -162,6 +173,11 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             interception?.noteUpstreamBytes(bytes)
             relayToClient(bytes)
             updateReading()
+        case .http2:
+            feedHTTP2(.upstreamBytes(bytes))
+        case .intercepting where link.isHTTP2:
+            // An h2 origin speaks first (its SETTINGS) while the phone's handshake is still going.
+            holdUpstreamBytes(bytes)
         default: break
         }
     }
@@ -174,6 +190,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         case .http: feed(.upstreamEnded)
         case .rawTunnel: finishTunnel(error: nil)
         case .intercepting: interception?.upstreamFailed(.closedEarly, session: self)
+        case .http2: feedHTTP2(.upstreamEnded)
         case .awaitingFirstBytes, .closed: break
         }
     }
@@ -304,10 +321,11 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         switch mode {
         case .http: clientPaused = upstreamFull || machine.wantsClientPaused && !machine.isClosed
         case .rawTunnel: clientPaused = upstreamFull
+        case .http2: clientPaused = upstreamFull || http2?.wantsClientPaused == true
         default: clientPaused = false
         }
         if clientPaused { client.pauseReading() } else { client.resumeReading() }
-        if client.isAboveHighWater { upstream?.pauseReading() } else { upstream?.resumeReading() }
+        if client.isAboveHighWater || http2?.wantsUpstreamPaused == true { upstream?.pauseReading() } else { upstream?.resumeReading() }
     }
 
     // MARK: - Tunnels
@@ -503,7 +521,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
 
     // MARK: - Recording
 
-    private func record(_ e: CapturedExchange) {
+    func record(_ e: CapturedExchange) {
         shared.statistics.exchanges.wrappingAdd(1, ordering: .relaxed)
         shared.statistics.bytes.wrappingAdd(e.requestBody.totalBytes + e.responseBody.totalBytes, ordering: .relaxed)
         if e.error != nil { shared.statistics.failures.wrappingAdd(1, ordering: .relaxed) }
@@ -534,6 +552,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         if e.requestBody.truncated { flow.extras["_requestBodySize"] = String(e.requestBody.totalBytes) }
         if e.responseBody.truncated { flow.extras["_responseBodySize"] = String(e.responseBody.totalBytes) }
         if let note = e.replay { flow.extras["_replay"] = Self.jsonString(note) }
+        if let stream = e.streamID { flow.extras["_streamId"] = String(stream) }
         return flow
     }
 
@@ -566,6 +585,8 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             if now - client.lastActivity > c.connectTimeoutMilliseconds * 2 {
                 interception?.timedOut(session: self)
             }
+        case .http2:
+            checkHTTP2Timeouts(now: now)
         case .awaitingFirstBytes:
             if now - client.lastActivity > c.connectTimeoutMilliseconds * 2 { close() }
         case .closed:
@@ -588,7 +609,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         close()
     }
 
-    private func finish() {
+    func finish() {
         guard mode != .closed else { return }
         finishWebSocket(error: nil)
         mode = .closed
@@ -596,7 +617,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             upstream = nil
             // The origin side of a finished intercepted tunnel stays useful: the next tunnel to the
             // same host skips its TLS handshake (only our handshake with the phone remains).
-            if clientTLS != nil, u.state == .ready, u.servedExchanges > 0, !machine.isBusy, u.isPoolableTLS {
+            if clientTLS != nil, http2 == nil, u.state == .ready, u.servedExchanges > 0, !machine.isBusy, u.isPoolableTLS {
                 context.pool.put(u, now: loop.now)
             } else {
                 u.close()

@@ -37,6 +37,9 @@ final class ProxyShared: Sendable {
         return a.isLoopback || a.isUnspecified || a.ip == listenIP
     }
 
+    /// Whether an intercepted connection may become HTTP/2 (see `ProxyConfiguration.http2`).
+    var offersHTTP2: Bool { configuration.http2 && configuration.replay == nil }
+
     func isIgnored(_ host: String) -> Bool {
         ignorePatterns.contains { $0.matches(host) }
     }
@@ -114,6 +117,9 @@ public final class ProxyStatistics: Sendable {
     let unauthorized = Atomic<Int>(0)
     /// Body bytes of the exchanges recorded and bytes through tunnels, both ways.
     let bytes = Atomic<Int>(0)
+    /// Intercepted connections carried as HTTP/2, and those closed for breaking a limit or the protocol.
+    let http2Connections = Atomic<Int>(0)
+    let http2Refused = Atomic<Int>(0)
 
     public struct Snapshot: Sendable, Hashable {
         public var acceptedConnections: Int
@@ -125,6 +131,8 @@ public final class ProxyStatistics: Sendable {
         public var refusedConnections: Int
         public var unauthorizedRequests: Int
         public var bytes: Int
+        public var http2Connections: Int
+        public var http2Refused: Int
     }
 
     public var snapshot: Snapshot {
@@ -133,6 +141,7 @@ public final class ProxyStatistics: Sendable {
                  interceptedTunnels: intercepted.load(ordering: .relaxed),
                  rejectedCertificates: rejectedCertificates.load(ordering: .relaxed),
                  refusedConnections: refused.load(ordering: .relaxed), unauthorizedRequests: unauthorized.load(ordering: .relaxed),
-                 bytes: bytes.load(ordering: .relaxed))
+                 bytes: bytes.load(ordering: .relaxed), http2Connections: http2Connections.load(ordering: .relaxed),
+                 http2Refused: http2Refused.load(ordering: .relaxed))
     }
 }

@@ -34,8 +34,10 @@ public final class TLSInterceptor: Sendable {
         try TLSServerSession(context: serverContext)
     }
 
-    func makeUpstreamTLS(host: String, serverName: String?) throws -> UpstreamTLSClient {
-        UpstreamTLSClient(session: try TLSClientSession(context: clientContext, host: host, serverName: serverName))
+    /// A TLS client towards an origin; `alpn` replaces the context's offer (`h2, http/1.1` when the
+    /// phone offered h2).
+    func makeUpstreamTLS(host: String, serverName: String?, alpn: [String]? = nil) throws -> UpstreamTLSClient {
+        UpstreamTLSClient(session: try TLSClientSession(context: clientContext, host: host, serverName: serverName, alpn: alpn))
     }
 }
 

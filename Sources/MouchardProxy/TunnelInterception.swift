@@ -131,7 +131,10 @@ final class TunnelInterception {
             provideIdentity(server: server, interceptor: interceptor, names: nil, session: session)
             return
         }
-        if let pooled = session.context.pool.take(tlsTarget, serverName: hello.serverName, for: session),
+        // A phone offering h2 gets it when the origin chooses it: the origin is asked first, on a
+        // fresh connection, unless a pooled one shows it declined h2 (pooled links speak HTTP/1.1).
+        let wantsHTTP2 = session.shared.offersHTTP2 && hello.alpn.contains("h2")
+        if let pooled = session.context.pool.take(tlsTarget, serverName: hello.serverName, offeringHTTP2: wantsHTTP2, for: session),
            pooled.tls?.session.peerNames != nil {
             session.upstream = pooled
             upstreamReady(pooled, session: session)
@@ -139,8 +142,10 @@ final class TunnelInterception {
         }
         let link = UpstreamLink(target: tlsTarget, loop: session.loop, owner: session)
         link.serverName = hello.serverName
+        link.offeredHTTP2 = wantsHTTP2
         do {
-            link.tls = try interceptor.makeUpstreamTLS(host: target.host, serverName: hello.serverName)
+            link.tls = try interceptor.makeUpstreamTLS(host: target.host, serverName: hello.serverName,
+                                                       alpn: wantsHTTP2 ? ["h2", "http/1.1"] : nil)
         } catch {
             upstreamFailed(.tlsFailed("\(error)"), session: session)
             return
@@ -190,6 +195,8 @@ final class TunnelInterception {
     func upstreamReady(_ link: UpstreamLink, session: ProxySession) {
         guard case .connectingUpstream = state, let server, let interceptor = session.shared.interceptor else { return }
         let names = link.tls?.session.peerNames
+        // The phone gets the protocol the origin chose: h2 only when both sides speak it.
+        server.serveProtocols(link.isHTTP2 ? ["h2"] : ["http/1.1"])
         provideIdentity(server: server, interceptor: interceptor, names: names, session: session)
     }
 
@@ -257,6 +264,10 @@ final class TunnelInterception {
             return
         }
         session.tunnel = nil  // decrypted: the https flows tell the story
+        if server.alpnProtocol == "h2", session.upstream?.isHTTP2 == true {
+            session.startInterceptedHTTP2(target: tlsTarget, early: early)
+            return
+        }
         session.startInterceptedHTTP(target: tlsTarget)
         if !early.isEmpty { session.feed(.clientBytes(early)) }
     }

@@ -37,10 +37,15 @@ final class UpstreamLink: StreamConnectionDelegate {
     var tls: UpstreamTLSClient?
     /// The SNI sent to the origin (nil when none was sent).
     var serverName: String?
+    /// `h2` was offered to the origin in ALPN (when it chose HTTP/1.1 anyway, a phone offering h2
+    /// may reuse this link: the origin does not speak h2).
+    var offeredHTTP2 = false
 
     /// A TLS link: another tunnel to the same target with the same SNI may reuse it (the pool's key
     /// holds both).
-    var isPoolableTLS: Bool { tls != nil }
+    var isPoolableTLS: Bool { tls != nil && !isHTTP2 }
+    /// The origin chose `h2` in ALPN: this link speaks HTTP/2 and is never pooled for HTTP/1.
+    var isHTTP2: Bool { tls?.session.alpnProtocol == "h2" }
     /// True when this connection already served an exchange (a reused connection may have been
     /// closed by the origin meanwhile, so a failure before any response byte may be retried).
     var servedExchanges = 0

@@ -71,13 +71,14 @@ enum TLSCallbacks {
         return SSL_CLIENT_HELLO_SUCCESS
     }
 
-    /// Server ALPN: picks the first of our protocols (wire format in `arg`) the client offers;
+    /// Server ALPN: picks the first of our protocols (the connection's own list, else the context's
+    /// in `arg`) the client offers;
     /// no ALPN at all when none matches (the client then speaks HTTP/1.1 by default).
     static let alpnSelect: @convention(c) (OpaquePointer?, UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
                                            UnsafeMutablePointer<UInt8>?, UnsafePointer<UInt8>?, UInt32,
-                                           UnsafeMutableRawPointer?) -> Int32 = { _, out, outLength, offered, offeredLength, arg in
+                                           UnsafeMutableRawPointer?) -> Int32 = { ssl, out, outLength, offered, offeredLength, arg in
         guard let out, let outLength, let offered, let arg else { return SSL_TLSEXT_ERR_NOACK }
-        let ours = Unmanaged<ALPNPreference>.fromOpaque(arg).takeUnretainedValue()
+        let ours = TLSEngine.from(ssl)?.servedProtocols ?? Unmanaged<ALPNPreference>.fromOpaque(arg).takeUnretainedValue()
         let theirs = UnsafeBufferPointer(start: offered, count: Int(offeredLength))
         for wanted in ours.protocols {
             var offset = 0

@@ -18,7 +18,8 @@ public final class TLSClientSession: TLSSession, @unchecked Sendable {
     ///   - serverName: the phone's SNI, when it differs from `host` (typically: an app connecting
     ///     to an IP with a name in its ClientHello). Sent upstream and checked instead of `host`,
     ///     as the app itself would have checked it. Ignored when it is not a valid DNS name.
-    public init(context: TLSClientContext, host: String, serverName: String? = nil) throws(TLSError) {
+    ///   - alpn: the protocols offered to this origin, replacing the context's list (nil: the context's).
+    public init(context: TLSClientContext, host: String, serverName: String? = nil, alpn: [String]? = nil) throws(TLSError) {
         self.context = context
         self.host = host
         let dnsName: (String?) -> String? = { name in
@@ -46,6 +47,11 @@ public final class TLSClientSession: TLSSession, @unchecked Sendable {
                 guard IPAddressText.parse(literal) != nil,
                       X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), literal) == 1 else { throw .invalidName(host) }
             }
+        }
+        if let alpn {
+            let wire = alpnWireFormat(alpn)
+            // Note: returns 0 on success.
+            guard SSL_set_alpn_protos(ssl, wire, UInt32(wire.count)) == 0 else { throw openSSLFailure("SSL_set_alpn_protos") }
         }
         if let cache = context.sessionCache {
             let key = host.lowercased() + "|" + (sni ?? "")

@@ -29,6 +29,9 @@ final class TLSEngine {
     var waitingForIdentity = false
     private var announcedClientHello = false
     var certificateSent = false
+    /// Server: the protocols this connection may choose in ALPN, replacing the context's list
+    /// (the proxy offers `h2` only when the origin chose it).
+    var servedProtocols: ALPNPreference?
     // Client side: the host being verified (for error messages).
     var verifiedHost: String?
     var verifies = false

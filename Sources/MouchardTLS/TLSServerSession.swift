@@ -34,6 +34,12 @@ public final class TLSServerSession: TLSSession, @unchecked Sendable {
         return engine.advance()
     }
 
+    /// The protocols this connection may choose in ALPN, in preference order, instead of the
+    /// context's (call before the handshake resumes: the choice is made with the ServerHello).
+    public func serveProtocols(_ names: [String]) {
+        engine.servedProtocols = ALPNPreference(names)
+    }
+
     /// The client closed the TCP connection. During the handshake after our certificate was
     /// sent, this is reported as `.clientRejectedCertificate(alert: nil)` (pinning clients often
     /// just hang up).

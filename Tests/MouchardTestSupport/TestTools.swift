@@ -15,6 +15,8 @@ public struct TestTool: Sendable {
     public static let chromium = TestTool(names: ["chromium", "chromium-browser"],
                                           purpose: "to run the HTML report headless with JavaScript on")
     public static let openssl = TestTool(names: ["openssl"], purpose: "to verify minted certificates")
+    public static let nginx = TestTool(names: ["nginx"], purpose: "as an HTTP/2 origin")
+    public static let h2load = TestTool(names: ["h2load"], purpose: "as an HTTP/2 client opening many streams")
     public static let python3 = TestTool(names: ["python3"], purpose: "for local servers and the fixture generator")
 
     /// The executable's path, or nil when none of the names is on `PATH`.

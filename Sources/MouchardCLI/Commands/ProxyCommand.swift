@@ -42,6 +42,7 @@ struct ProxyCommand: MouchardCommand {
             OptionSpec("--home", value: "DIR", help: "CA directory (default $MOUCHARD_HOME or ~/.mouchard)"),
             OptionSpec("--upstream-ca", value: "FILE", help: "extra trust anchor (PEM) for origin certificates"),
             OptionSpec("--insecure-upstream", help: "do not verify origin certificates (dangerous)"),
+            OptionSpec("--no-http2", help: "speak HTTP/1.1 only to clients (default: h2 when the client and the origin both choose it)"),
             OptionSpec("--upstream-timeout", value: "SECONDS", help: "answer 504 when an origin is silent this long (default 30)"),
             OptionSpec("--allow-remote", help: "allow listening on a non-loopback address"),
             OptionSpec("--allow-client", value: "CIDR", help: "with --allow-remote: clients allowed (default: the listening interface's networks)",
@@ -135,6 +136,7 @@ struct ProxyCommand: MouchardCommand {
         var configuration = ProxyConfiguration(listen: listen, threads: threads, ignoreHosts: ignore,
                                                responseTimeoutMilliseconds: upstreamTimeout, interception: settings)
         configuration.access = access
+        configuration.http2 = !args.flag("--no-http2")
         configuration.replay = replay?.serving
         let server = ProxyServer(configuration: configuration, sink: audit.sink, interceptor: interceptor,
                                  localResponder: interceptor.onboardingResponder)

@@ -114,6 +114,7 @@ struct PatternDetector: Sendable {
                 var score: Double
                 if group.fromOneString {
                     score = rule.score(key: group.containerKey, parentKey: "")
+                    if group.marked { score = max(score, rule.threshold) } // hemisphere letters, degree signs
                     // A URL path segment that is exactly two precise numbers (`/forecast/47.0810,2.3988`)
                     // is a coordinate pair by its structure, whatever segment precedes it.
                     if group.prefix == "url", group.members.count == 2, a.decimals >= Self.pathPairDecimals,

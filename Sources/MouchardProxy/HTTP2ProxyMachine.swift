@@ -1,0 +1,293 @@
+import Foundation
+import MouchardHTTP2
+import MouchardWire
+
+/// The HTTP/2 proxy as a sans-I/O machine, beside the HTTP/1 `ForwardProxyMachine` with the same
+/// shape (inputs in, actions out): one `HTTP2Connection` facing the client (server role) and one
+/// facing the origin (client role) of an intercepted TLS connection where both sides chose `h2`.
+///
+/// Every client stream opens one upstream stream (nghttp2 numbers upstream streams itself, in
+/// order, and queues requests beyond the origin's SETTINGS_MAX_CONCURRENT_STREAMS): heads are
+/// passed on as received (pseudo-headers included; nghttp2 has already refused connection-specific
+/// fields), bodies and trailers follow, resets go to the other side with their code, and each
+/// stream ends as one `CapturedExchange` (HTTP/2.0, its client stream id). A body waiting for the
+/// other side's flow-control window is held here: the session stops reading the side that sends
+/// it while more than `pauseAbove` bytes wait (`wantsClientPaused`, `wantsUpstreamPaused`).
+final class HTTP2ProxyMachine {
+    enum Input {
+        case clientBytes([UInt8])
+        case upstreamBytes([UInt8])
+        case clientEnded
+        case upstreamEnded
+        case upstreamFailed(String)
+    }
+
+    enum Action {
+        case sendClient([UInt8])
+        case sendUpstream([UInt8])
+        case completed(CapturedExchange)
+        case closeClient
+        case closeUpstream
+    }
+
+    /// One client stream and its upstream twin.
+    struct ProxiedStream {
+        var exchange: CapturedExchange
+        var upstreamID: Int32?
+        var requestEnded = false
+        var responseStarted = false
+        var responseEnded = false
+    }
+
+    let downstream: HTTP2Connection
+    let upstream: HTTP2Connection
+    let target: UpstreamTarget
+    let fallbackAuthority: String?
+    let bodyCaptureLimit: Int
+    /// Monotonic milliseconds, set by the session before each input.
+    var now: UInt64 = 0
+    private var streams: [Int32: ProxiedStream] = [:]
+    private var clientStream: [Int32: Int32] = [:]
+    /// The origin is gone: no new streams; the client connection closes when its streams are done.
+    private var draining = false
+    private(set) var isClosed = false
+    /// Header blocks our limits refused (with the reason of the last), for the session's statistics.
+    private(set) var refusedHeaderBlocks = 0
+    /// Body bytes held for one side above which the other side is not read.
+    static let pauseAbove = 4 << 20
+    static let http2 = HTTPVersion(major: 2, minor: 0)
+
+    init(target: UpstreamTarget, fallbackAuthority: String?, bodyCaptureLimit: Int,
+         clientLimits: HTTP2Limits = .standard, upstreamLimits: HTTP2Limits = .standard) throws(HTTP2Error) {
+        downstream = try HTTP2Connection(role: .server, limits: clientLimits)
+        upstream = try HTTP2Connection(role: .client, limits: upstreamLimits)
+        self.target = target
+        self.fallbackAuthority = fallbackAuthority
+        self.bodyCaptureLimit = bodyCaptureLimit
+    }
+
+    var wantsClientPaused: Bool { upstream.bufferedBodyBytes > Self.pauseAbove }
+    var wantsUpstreamPaused: Bool { downstream.bufferedBodyBytes > Self.pauseAbove }
+    var isBusy: Bool { !streams.isEmpty }
+    /// Why the client connection was closed by a limit or a protocol error (nil otherwise).
+    var clientFailure: String? { downstream.failure }
+
+    /// The prefaces and SETTINGS of both sides, to send as soon as the machine exists.
+    func start() -> [Action] { flush() }
+
+    func handle(_ input: Input) -> [Action] {
+        guard !isClosed else { return [] }
+        var actions: [Action] = []
+        switch input {
+        case .clientBytes(let bytes):
+            for event in downstream.receive(bytes) { clientEvent(event, &actions) }
+        case .upstreamBytes(let bytes):
+            for event in upstream.receive(bytes) { upstreamEvent(event, &actions) }
+        case .clientEnded:
+            closeAll(error: "client closed the connection", &actions)
+            return actions
+        case .upstreamEnded:
+            originGone("upstream closed the connection", &actions)
+        case .upstreamFailed(let why):
+            originGone("upstream: \(why)", &actions)
+        }
+        actions += flush()
+        return actions
+    }
+
+    // MARK: - Client side
+
+    private func clientEvent(_ event: HTTP2Event, _ actions: inout [Action]) {
+        switch event {
+        case .headers(let id, .request, let fields, let endStream):
+            openStream(id, fields: fields, endStream: endStream)
+        case .headers(let id, _, let fields, _):
+            // Request trailers end the request body.
+            guard var s = streams[id] else { return }
+            s.requestEnded = true
+            s.exchange.requestSentMonotonic = now
+            streams[id] = s
+            if let u = s.upstreamID { upstream.endBody(stream: u, trailers: fields.filter { !$0.isPseudo }) }
+        case .data(let id, let bytes):
+            guard var s = streams.removeValue(forKey: id) else { return }
+            s.exchange.requestBody.append(bytes)
+            streams[id] = s
+            if let u = s.upstreamID { upstream.sendBody(stream: u, bytes) }
+        case .endStream(let id):
+            guard var s = streams[id] else { return }
+            s.requestEnded = true
+            s.exchange.requestSentMonotonic = now
+            streams[id] = s
+            if let u = s.upstreamID { upstream.endBody(stream: u) }
+        case .streamClosed(let id, let code):
+            guard let s = streams.removeValue(forKey: id) else { return }
+            var e = s.exchange
+            if let u = s.upstreamID, clientStream.removeValue(forKey: u) != nil {
+                // The client gave up on the stream (or it ended early): so does the origin.
+                upstream.reset(stream: u, code: code == HTTP2ErrorCode.noError ? HTTP2ErrorCode.cancel : code)
+            }
+            if code != HTTP2ErrorCode.noError && !s.responseEnded && e.error == nil {
+                e.error = "stream reset (\(HTTP2ErrorCode.name(code)))"
+            }
+            complete(e, &actions)
+        case .headersRefused:
+            refusedHeaderBlocks += 1
+        case .goaway:
+            break  // the client opens no more streams; the open ones run on
+        }
+    }
+
+    private func openStream(_ id: Int32, fields: [HTTP2Field], endStream: Bool) {
+        let method = fields.value(of: ":method") ?? ""
+        let authority = fields.value(of: ":authority")
+        let head = HTTPRequestHead(method: method, target: fields.value(of: ":path") ?? authority ?? "", version: Self.http2,
+                                   headers: Self.regular(fields))
+        var e = CapturedExchange(scheme: fields.value(of: ":scheme") ?? "https", fallbackAuthority: authority ?? fallbackAuthority,
+                                 requestHead: head, bodyLimit: bodyCaptureLimit, started: Date(), startedMonotonic: now)
+        e.upstream = target
+        e.streamID = id
+        var s = ProxiedStream(exchange: e)
+        if endStream {
+            s.requestEnded = true
+            s.exchange.requestSentMonotonic = now
+        }
+        if !draining, let u = upstream.submitRequest(fields, hasBody: !endStream) {
+            s.upstreamID = u
+            clientStream[u] = id
+        } else {
+            s.exchange.error = "upstream connection closing: stream refused"
+            downstream.reset(stream: id, code: HTTP2ErrorCode.refusedStream)
+        }
+        streams[id] = s
+    }
+
+    // MARK: - Origin side
+
+    private func upstreamEvent(_ event: HTTP2Event, _ actions: inout [Action]) {
+        switch event {
+        case .headers(let u, .response, let fields, let endStream):
+            guard let id = clientStream[u], var s = streams[id] else { return }
+            let status = Int(fields.value(of: ":status") ?? "") ?? 0
+            s.exchange.responseHead = HTTPResponseHead(version: Self.http2, status: status, headers: Self.regular(fields))
+            s.exchange.responseStartedMonotonic = now
+            s.responseStarted = true
+            if endStream {
+                s.responseEnded = true
+                s.exchange.finishedMonotonic = now
+            }
+            streams[id] = s
+            downstream.submitResponse(stream: id, fields, hasBody: !endStream)
+        case .headers(let u, .trailers, let fields, _):
+            guard let id = clientStream[u], var s = streams[id] else { return }
+            // Trailers (gRPC's grpc-status) are kept with the response's fields.
+            let regular = fields.filter { !$0.isPseudo }
+            for f in regular { s.exchange.responseHead?.headers.fields.append(HTTPField(name: f.nameText, valueBytes: f.value)) }
+            s.responseEnded = true
+            s.exchange.finishedMonotonic = now
+            streams[id] = s
+            downstream.endBody(stream: id, trailers: regular)
+        case .headers:
+            break  // interim (1xx) responses are not passed on
+        case .data(let u, let bytes):
+            guard let id = clientStream[u], var s = streams.removeValue(forKey: id) else { return }
+            s.exchange.responseBody.append(bytes)
+            streams[id] = s
+            downstream.sendBody(stream: id, bytes)
+        case .endStream(let u):
+            guard let id = clientStream[u], var s = streams[id] else { return }
+            s.responseEnded = true
+            s.exchange.finishedMonotonic = now
+            streams[id] = s
+            downstream.endBody(stream: id)
+        case .streamClosed(let u, let code):
+            guard let id = clientStream.removeValue(forKey: u), var s = streams[id] else { return }
+            s.upstreamID = nil
+            if !s.responseEnded {
+                s.exchange.error = "upstream reset the stream (\(HTTP2ErrorCode.name(code)))"
+                downstream.reset(stream: id, code: code == HTTP2ErrorCode.noError ? HTTP2ErrorCode.internalError : code)
+            }
+            // An origin that answered before the upload ended has closed its side: the rest of the
+            // client's body is read and dropped (a reset now could overtake the queued response).
+            streams[id] = s
+        case .headersRefused(let u, let reason):
+            refusedHeaderBlocks += 1
+            if let id = clientStream[u] { streams[id]?.exchange.error = "response refused: \(reason)" }
+        case .goaway(_, let code):
+            // Streams past the origin's last one come back closed (REFUSED_STREAM) and are reset
+            // towards the client, which may retry them; the client is told to go elsewhere too.
+            draining = true
+            downstream.goAway(code: code == HTTP2ErrorCode.noError ? code : HTTP2ErrorCode.noError)
+        }
+    }
+
+    /// The origin connection is over: streams still waiting get 502 or a reset; the client is told.
+    private func originGone(_ why: String, _ actions: inout [Action]) {
+        draining = true
+        for (id, var s) in streams {
+            if let u = s.upstreamID { clientStream[u] = nil }
+            s.upstreamID = nil
+            if !s.responseEnded {
+                s.exchange.error = why
+                if s.responseStarted {
+                    downstream.reset(stream: id, code: HTTP2ErrorCode.internalError)
+                } else {
+                    let text = Array("\(why)\n".utf8)
+                    downstream.submitResponse(stream: id, [HTTP2Field(":status", "502"), HTTP2Field("content-type", "text/plain")],
+                                              hasBody: true)
+                    downstream.sendBody(stream: id, text)
+                    downstream.endBody(stream: id)
+                }
+            }
+            streams[id] = s
+        }
+        downstream.goAway()
+        actions.append(.closeUpstream)
+    }
+
+    private func closeAll(error: String, _ actions: inout [Action]) {
+        for (_, var s) in streams {
+            if !s.responseEnded && s.exchange.error == nil { s.exchange.error = error }
+            complete(s.exchange, &actions)
+        }
+        streams = [:]
+        clientStream = [:]
+        isClosed = true
+        actions += [.closeUpstream, .closeClient]
+    }
+
+    private func complete(_ e: CapturedExchange, _ actions: inout [Action]) {
+        var e = e
+        if e.finishedMonotonic == nil { e.finishedMonotonic = now }
+        actions.append(.completed(e))
+    }
+
+    /// What both connections have to send, and the streams that closed while sending it. Ends the
+    /// machine when the client connection is finished (GOAWAY both ways, a limit, a protocol error)
+    /// or the origin is gone and no stream is left.
+    private func flush() -> [Action] {
+        var actions: [Action] = []
+        for _ in 0..<4 {
+            let up = upstream.pendingOutput()
+            let down = downstream.pendingOutput()
+            if !up.isEmpty { actions.append(.sendUpstream(up)) }
+            if !down.isEmpty { actions.append(.sendClient(down)) }
+            let upEvents = upstream.takeEvents(), downEvents = downstream.takeEvents()
+            for event in upEvents { upstreamEvent(event, &actions) }
+            for event in downEvents { clientEvent(event, &actions) }
+            if upEvents.isEmpty && downEvents.isEmpty && up.isEmpty && down.isEmpty { break }
+        }
+        if downstream.isFinished || downstream.failure != nil || (draining && streams.isEmpty) {
+            closeAll(error: downstream.failure.map { "client connection: \($0)" } ?? "connection closed", &actions)
+        } else if upstream.isFinished || upstream.failure != nil, !draining {
+            var more: [Action] = []
+            originGone(upstream.failure.map { "upstream: \($0)" } ?? "upstream closed the connection", &more)
+            actions += more + flush()
+        }
+        return actions
+    }
+
+    /// The fields of a head without its pseudo-headers, as `HTTPHeaders` (names as received).
+    static func regular(_ fields: [HTTP2Field]) -> HTTPHeaders {
+        HTTPHeaders(fields.filter { !$0.isPseudo }.map { HTTPField(name: $0.nameText, valueBytes: $0.value) })
+    }
+}

@@ -1,0 +1,103 @@
+import MouchardHTTP2
+import MouchardPosix
+
+/// The session's HTTP/2 mode: an intercepted tunnel where the phone and the origin both chose `h2`
+/// is carried by an `HTTP2ProxyMachine` (decrypted client bytes and upstream bytes in, frames for
+/// either side and finished exchanges out).
+extension ProxySession {
+    /// The phone accepted our certificate and chose h2 (as the origin did): from now on this
+    /// connection carries HTTP/2 streams. `early`: application bytes that came with its Finished.
+    func startInterceptedHTTP2(target: UpstreamTarget, early: [UInt8]) {
+        let machine: HTTP2ProxyMachine
+        do {
+            machine = try HTTP2ProxyMachine(target: target, fallbackAuthority: tunnelServerName ?? target.authority,
+                                            bodyCaptureLimit: shared.configuration.bodyCaptureLimit)
+        } catch {
+            shared.configuration.log("HTTP/2 setup failed: \(error)")
+            close()
+            return
+        }
+        mode = .http2
+        http2 = machine
+        shared.statistics.http2Connections.wrappingAdd(1, ordering: .relaxed)
+        machine.now = loop.now
+        performHTTP2(machine.start())
+        if !heldUpstreamBytes.isEmpty {
+            let held = heldUpstreamBytes
+            heldUpstreamBytes = []
+            feedHTTP2(.upstreamBytes(held))
+        }
+        if !early.isEmpty { feedHTTP2(.clientBytes(early)) }
+        updateReading()
+    }
+
+    /// Keeps an h2 origin's first bytes until the phone's handshake is done; an origin saying more
+    /// than `heldUpstreamLimit` before any request is not an HTTP/2 server.
+    func holdUpstreamBytes(_ bytes: [UInt8]) {
+        heldUpstreamBytes += bytes
+        if heldUpstreamBytes.count > Self.heldUpstreamLimit { finishTunnel(error: "the h2 origin sent too much before any request") }
+    }
+
+    static let heldUpstreamLimit = 64 * 1024
+
+    /// Client ciphertext in: decrypted, then read by the machine.
+    func http2ClientBytes(_ bytes: [UInt8]) {
+        guard let tls = clientTLS else { return }
+        let step: TLSStep
+        do {
+            step = try tls.receive(bytes)
+        } catch {
+            feedHTTP2(.clientEnded)
+            return
+        }
+        if !step.toPeer.isEmpty { client.send(step.toPeer) }
+        if !step.plaintext.isEmpty { feedHTTP2(.clientBytes(step.plaintext)) }
+        if step.closed { feedHTTP2(.clientEnded) }
+    }
+
+    func feedHTTP2(_ input: HTTP2ProxyMachine.Input) {
+        guard let machine = http2, mode == .http2 else { return }
+        machine.now = loop.now
+        performHTTP2(machine.handle(input))
+        updateReading()
+    }
+
+    private func performHTTP2(_ actions: [HTTP2ProxyMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .sendClient(let bytes):
+                sendToClient(bytes)
+            case .sendUpstream(let bytes):
+                upstream?.send(bytes)
+            case .completed(let exchange):
+                record(exchange)
+            case .closeUpstream:
+                upstream?.close()
+                upstream = nil
+            case .closeClient:
+                if let failure = http2?.clientFailure {
+                    shared.statistics.http2Refused.wrappingAdd(1, ordering: .relaxed)
+                    shared.configuration.log("HTTP/2 client \(clientAddress): \(failure)")
+                }
+                if let tls = clientTLS { client.send(tls.closeNotify()) }
+                client.closeAfterFlushing()
+                finish()
+            }
+        }
+    }
+
+    /// Idle h2 connections close like idle HTTP/1 ones; streams waiting on a silent origin end as
+    /// the HTTP/1 path's 504 does, with the origin connection.
+    func checkHTTP2Timeouts(now: UInt64) {
+        guard let machine = http2 else { return }
+        let c = shared.configuration
+        let last = max(client.lastActivity, upstream?.stream?.lastActivity ?? 0)
+        if machine.isBusy {
+            if now - last > c.responseTimeoutMilliseconds {
+                feedHTTP2(.upstreamFailed("no response within \(c.responseTimeoutMilliseconds / 1000) s"))
+            }
+        } else if now - last > c.clientIdleTimeoutMilliseconds {
+            close()
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import MouchardCodec
+import MouchardFindings
+import MouchardFlow
+import MouchardInspection
+import MouchardTestSupport
+import MouchardWire
+import Testing
+
+/// An HTTP/2 origin: nginx with `http2` on TLS (the origin fixture's certificate), serving a JSON
+/// file that carries an identifier and a 10 MB file, and passing anything else to the fixture's
+/// HTTP/1.1 origin (which reads request bodies: `/count` answers their length and SHA-256).
+struct NginxH2Origin {
+    let directory: String
+    let port: Int
+    private let child: ChildProcess
+
+    init(origins: OriginFixture, idfa: String) throws {
+        directory = origins.directory + "/nginx-\(UUID().uuidString.prefix(8))"
+        let d = directory
+        try FileManager.default.createDirectory(atPath: d + "/www", withIntermediateDirectories: true)
+        try "{\"advertisingIdentifier\":\"\(idfa)\"}".write(toFile: d + "/www/config.json", atomically: true, encoding: .utf8)
+        try Data(OriginFixture.expectedBytes(10_000_000, seed: 4)).write(to: URL(fileURLWithPath: d + "/www/big.bin"))
+        port = try Self.freePort()
+        let config = """
+        daemon off;
+        master_process off;
+        pid \(d)/nginx.pid;
+        error_log \(d)/error.log;
+        events { worker_connections 1024; }
+        http {
+          access_log off;
+          client_body_temp_path \(d)/body; proxy_temp_path \(d)/proxy; fastcgi_temp_path \(d)/fcgi;
+          uwsgi_temp_path \(d)/uwsgi; scgi_temp_path \(d)/scgi;
+          client_max_body_size 64m;
+          server {
+            listen 127.0.0.1:\(port) ssl http2;
+            ssl_certificate \(origins.directory)/srv.pem; ssl_certificate_key \(origins.directory)/srv.key;
+            root \(d)/www;
+            location = /config.json { add_header x-served-by h2-origin; }
+            location = /big.bin { }
+            location / { proxy_pass http://127.0.0.1:\(origins.httpPort); }
+          }
+        }
+        """
+        try config.write(toFile: d + "/nginx.conf", atomically: true, encoding: .utf8)
+        guard let nginx = TestTool.nginx.path else { throw CLIFailure("nginx is needed") }
+        child = try ChildProcess(nginx, ["-c", d + "/nginx.conf", "-p", d])
+        try Self.waitForListener(port: port)
+    }
+
+    func stop() { child.stop() }
+
+    /// A port free on loopback now (bound and released).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw CLIFailure("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func waitForListener(port: Int) throws {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let ok = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            close(fd)
+            if ok { return }
+            usleep(20_000)
+        }
+        throw CLIFailure("nginx did not start on port \(port)")
+    }
+}
+
+/// curl `--http2` through the proxy to an h2 origin: ALPN h2 on both sides, streams multiplexed,
+/// findings from headers, query, request and response bodies, bodies byte for byte.
+@Suite(.serialized, .requires(.openssl), .requires(.python3), .requires(.curl), .requires(.nginx))
+struct HTTP2EndToEndTests {
+    static let idfa = "6D92078A-8246-4BA4-AE5B-76104861E7DC"
+
+    func curl(_ args: [String]) throws -> (status: Int32, output: Data) {
+        guard let curl = TestTool.curl.path else { throw CLIFailure("curl is needed") }
+        return try runProcess(curl, ["-sS", "--http2", "--max-time", "30", "--noproxy", ""] + args, timeout: 40)
+    }
+
+    @Test func curlOverHTTP2ThroughTheProxy() throws {
+        let origins = try OriginFixture()
+        defer { origins.stop() }
+        let nginx = try NginxH2Origin(origins: origins, idfa: Self.idfa)
+        defer { nginx.stop() }
+        let proxy = try ProxyFixture(origins: origins, profile: DeviceProfile(identifiers: [(type: "idfa", value: Self.idfa)]))
+        defer { proxy.stop() }
+        let base = "https://localhost:\(nginx.port)"
+        let trust = ["-x", proxy.proxyURL, "--cacert", proxy.caPath]
+
+        // Four requests multiplexed on one connection (-Z, one group per request): identifiers in a
+        // header, a query and a JSON body, and one in a response body (kept, not a leak: the app received it).
+        let each = ["--http2", "-x", proxy.proxyURL, "--cacert", proxy.caPath, "-o", "/dev/null", "-w", "%{http_version} %{response_code}\\n"]
+        let many = try curl(["-Z"] + each + ["-H", "x-idfa: \(Self.idfa)", "\(base)/v1/header", "--next"]
+                            + each + ["\(base)/v1/open?advertiserId=\(Self.idfa)", "--next"]
+                            + each + ["--data", "{\"device\":{\"ifa\":\"\(Self.idfa)\"}}", "\(base)/v1/events", "--next"]
+                            + each + ["\(base)/config.json"])
+        let lines = String(decoding: many.output, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 4 && lines.allSatisfy { $0 == "2 200" }, "\(lines)")
+
+        // A client that offers only http/1.1 gets it, from the same h2 origin (the proxy speaks h1 upstream too).
+        let h1 = try curl(trust + ["--http1.1", "-o", "/dev/null", "-w", "%{http_version}", "\(base)/v1/h1"])
+        #expect(String(decoding: h1.output, as: UTF8.self) == "1.1")
+
+        // 10 MB down byte for byte, 5 MB up (flow control on both legs).
+        let down = try curl(trust + ["\(base)/big.bin"])
+        #expect(down.status == 0)
+        #expect(DigestAlgorithm.sha256.digest([UInt8](down.output)) == DigestAlgorithm.sha256.digest(OriginFixture.expectedBytes(10_000_000, seed: 4)))
+        let upload = origins.directory + "/up.bin"
+        try Data(OriginFixture.expectedBytes(5_000_000, seed: 8)).write(to: URL(fileURLWithPath: upload))
+        let up = try curl(trust + ["--data-binary", "@\(upload)", "\(base)/count"])
+        let digest = DigestAlgorithm.sha256.digest(OriginFixture.expectedBytes(5_000_000, seed: 8)).map { String(format: "%02x", $0) }.joined()
+        #expect(String(decoding: up.output, as: UTF8.self) == "5000000 \(digest)")
+
+        proxy.stop()
+        let flows = try proxy.flows().filter { $0.request?.path.hasPrefix("/") == true && $0.request?.path != "/v1/h1" }
+        #expect(flows.count == 6)
+        #expect(flows.allSatisfy { $0.request?.head.version.description == "HTTP/2.0" && $0.response?.head.version.description == "HTTP/2.0" })
+        #expect(flows.allSatisfy { $0.extras["_streamId"] != nil && $0.error == nil }, "\(flows.map { ($0.extras["_streamId"], $0.error) })")
+        #expect(Set(flows.prefix(4).compactMap { $0.extras["_streamId"] }).count == 4)
+        #expect(flows.allSatisfy { $0.tls?.alpn.contains("h2") == true })
+        let uploaded = try #require(flows.first { $0.request?.path == "/count" })
+        #expect(uploaded.request?.body.count == 5_000_000)
+        let config = try #require(flows.first { $0.request?.path == "/config.json" })
+        #expect(config.response?.headers["x-served-by"] == "h2-origin")
+        let configBody = config.response.map { String(decoding: $0.body, as: UTF8.self) } ?? ""
+        #expect(configBody.contains(Self.idfa))
+        let findings = try proxy.findings().filter { $0.type == "idfa" }
+        let places = Set(findings.map { URLParts(absolute: $0.request.url)?.pathAndQuery.split(separator: "?").first.map(String.init) ?? "" })
+        #expect(places.isSuperset(of: ["/v1/header", "/v1/open", "/v1/events"]), "\(findings.map { ($0.request.url, $0.where) })")
+        #expect(findings.contains { $0.where == "header:x-idfa" })
+    }
+}
