@@ -59,7 +59,7 @@ struct PatternDetector: Sendable {
     }
 
     /// One rule against one field: its best-scoring valid candidate, if any.
-    private func detect(_ rule: PatternRule, keyScore: Double, in field: ExtractedField, into out: inout DetectionSet) {
+    func detect(_ rule: PatternRule, keyScore: Double, in field: ExtractedField, into out: inout DetectionSet) {
         let whole = trimSpace(field.bytes)
         for candidate in candidates(rule, field.bytes) {
             var score = keyScore
