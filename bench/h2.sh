@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # HTTP/2 interception benchmark (release build): h2load, 64 streams in flight over 8 connections
-# (-c 8 -m 8) for SECONDS, to a local nginx origin speaking h2 over TLS, through Mouchard (live
+# (-c 8 -m 8) for SECONDS, to the local nginx origin (bench/origin.sh) speaking h2 over TLS, through Mouchard (live
 # audit on, h2 on both sides) and through mitmdump (which intercepts h2 by default), in the same
 # run; and straight to the origin for reference. h2load has no proxy support: socat opens each
 # connection through the proxy with CONNECT (one socat process per connection, the same for both
@@ -23,42 +23,15 @@ ulimit -n 65536 2>/dev/null || ulimit -n 8192
 swift build -c release --product mouchard >/dev/null
 mouchard=.build/release/mouchard
 
-O_H2=18931; P_MOUCHARD=18932; P_MITM=18933; RELAY=18934
+O_HTTP=18930; O_H2=18931; P_MOUCHARD=18932; P_MITM=18933; RELAY=18934
 
 . bench/origin.sh
 origin_certificates "$work" localhost 127.0.0.1
-mkdir -p "$work/nginx"
-cat > "$work/nginx-h2.conf" <<CONF
-worker_processes 1;
-pid $work/nginx-h2.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 8192; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
-  uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
-  server { listen 127.0.0.1:$O_H2 ssl http2; ssl_certificate $work/srv.pem; ssl_certificate_key $work/srv.key;
-           location / { return 200 "$(head -c 96 /dev/zero | tr '\0' 'z')\n"; } }
-}
-CONF
-nginx -c "$work/nginx-h2.conf" -p "$work/nginx"
-sleep 0.5
-pids+=("$(cat "$work/nginx-h2.pid")")
+pids+=("$(origin_nginx "$work" 127.0.0.1:$O_HTTP 127.0.0.1:$O_H2 http2)")
 cat > "$work/device.json" <<CONF
 { "name": "bench device", "platform": "ios",
   "identifiers": { "idfa": "6D92078A-8246-4BA4-AE5B-76104861E7DC" } }
 CONF
-
-peak_rss_mb() { # sum of VmHWM over the given pids and their children
-  local total=0 p
-  for p in $(for q in "$@"; do echo "$q"; pgrep -P "$q" 2>/dev/null || true; done | sort -u); do
-    local kb; kb=$(awk '/VmHWM/{print $2}' "/proc/$p/status" 2>/dev/null || echo 0)
-    total=$((total + ${kb:-0}))
-  done
-  echo $((total / 1024))
-}
-wait_port() { for _ in $(seq 100); do (echo > /dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 did not open" >&2; return 1; }
 
 start_proxy() { # name → sets PID, PORT
   case "$1" in
@@ -74,7 +47,6 @@ start_proxy() { # name → sets PID, PORT
   pids+=("$PID")
   wait_port "$PORT"
 }
-stop_proxy() { kill -INT "$1" 2>/dev/null || true; for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; kill -9 "$1" 2>/dev/null || true; }
 
 run_h2load() { # port → "rps p50 p99 failed"
   rm -f "$work/h2load.log"
