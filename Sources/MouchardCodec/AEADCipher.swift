@@ -70,14 +70,6 @@ public final class AEADCipher {
         else { return nil }
         let blockSize = algorithm.keystreamBlock
         let firstBlock = range.lowerBound / blockSize
-        let iv: [UInt8]
-        if algorithm == .chacha20Poly1305 {
-            let counter = UInt32(truncatingIfNeeded: 1 + firstBlock)
-            iv = [UInt8(counter & 0xFF), UInt8(counter >> 8 & 0xFF), UInt8(counter >> 16 & 0xFF), UInt8(counter >> 24)] + nonce
-        } else {
-            let counter = UInt32(truncatingIfNeeded: 2 + firstBlock)
-            iv = nonce + [UInt8(counter >> 24), UInt8(counter >> 16 & 0xFF), UInt8(counter >> 8 & 0xFF), UInt8(counter & 0xFF)]
-        }
         if keystreamContext == nil {
             guard let k = EVP_CIPHER_CTX_new() else { return nil }
             guard EVP_DecryptInit_ex(k, algorithm.streamCipher, nil, key, nil) == 1 else {
@@ -86,17 +78,37 @@ public final class AEADCipher {
             }
             keystreamContext = k
         }
-        guard let ctx = keystreamContext, EVP_DecryptInit_ex(ctx, nil, nil, nil, iv) == 1 else { return nil }
+        guard let ctx = keystreamContext else { return nil }
         let from = firstBlock * blockSize
         let count = range.upperBound - from
-        var out = [UInt8](repeating: 0, count: count)
-        let ok = sealed.withUnsafeBufferPointer { input -> Bool in
-            guard let base = input.baseAddress else { return false }
-            var n: Int32 = 0
-            return EVP_DecryptUpdate(ctx, &out, &n, base + from, Int32(count)) == 1 && Int(n) == count
+        // The stream cipher's IV (nonce and block counter) and the blocks decrypted live on the
+        // stack: a peek is made for every record passed over, and only its result is kept.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: AEADCipher.streamIVLength + count) { scratch in
+            guard let iv = scratch.baseAddress else { return nil }
+            let text = iv + AEADCipher.streamIVLength
+            if algorithm == .chacha20Poly1305 {
+                // ChaCha20: 32-bit little-endian block counter, then the nonce.
+                let counter = UInt32(truncatingIfNeeded: 1 + firstBlock)
+                for i in 0..<4 { iv[i] = UInt8(truncatingIfNeeded: counter >> (8 * UInt32(i))) }
+                for i in 0..<AEADCipher.nonceLength { iv[4 + i] = nonce[i] }
+            } else {
+                // AES-CTR: the nonce, then a 32-bit big-endian block counter.
+                let counter = UInt32(truncatingIfNeeded: 2 + firstBlock)
+                for i in 0..<AEADCipher.nonceLength { iv[i] = nonce[i] }
+                for i in 0..<4 { iv[AEADCipher.nonceLength + i] = UInt8(truncatingIfNeeded: counter >> (24 - 8 * UInt32(i))) }
+            }
+            guard EVP_DecryptInit_ex(ctx, nil, nil, nil, iv) == 1 else { return nil }
+            let ok = sealed.withUnsafeBufferPointer { input -> Bool in
+                guard let base = input.baseAddress else { return false }
+                var n: Int32 = 0
+                return EVP_DecryptUpdate(ctx, text, &n, base + from, Int32(count)) == 1 && Int(n) == count
+            }
+            return ok ? Array(UnsafeBufferPointer(start: text + (range.lowerBound - from), count: range.count)) : nil
         }
-        return ok ? Array(out[(range.lowerBound - from)...]) : nil
     }
+
+    /// IV length of the stream ciphers `peek` runs (AES-CTR's counter block, ChaCha20's counter and nonce).
+    static let streamIVLength = 16
 
     /// Decrypts and authenticates `sealed` (ciphertext followed by the tag): the plaintext, or nil
     /// when the tag does not match (wrong key, damaged record) or the input is shorter than a tag.

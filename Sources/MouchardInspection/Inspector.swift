@@ -33,6 +33,8 @@ public struct Inspector: Sendable {
     private let walkMatcher: WalkMatcher?
     /// What each Host value says (host, port), read once for all the requests with findings.
     private let hostReadings = HostReadingCache()
+    /// The pattern rules compiled once (pattern mode: without a profile).
+    private let patternDetector: PatternDetector
 
     /// `profile` switches on known-value matching (exact device values in any encoding); without it
     /// the pattern rules (shapes, validators, key hints) are used.
@@ -58,6 +60,7 @@ public struct Inspector: Sendable {
         }
         self.phoneTargetWords = phoneTargetWords
         self.passwordKeySearch = FoldedKeySearch(rules.passwordKeys)
+        self.patternDetector = PatternDetector(rules: rules)
         self.attribution = attribution
         self.extractor = extractor
     }
@@ -156,7 +159,7 @@ public struct Inspector: Sendable {
             // runtime's generic witnesses, once per request.
             profileDetections(knownValues!, extracted, into: &out)
         } else {
-            PatternDetector(rules: rules).detect(extracted, into: &out)
+            patternDetector.detect(extracted, into: &out)
         }
         // Made only for the requests it looks at (copying and destroying its keys costs, for every request).
         if CredentialDetector.applies(to: request, transport: transport) {

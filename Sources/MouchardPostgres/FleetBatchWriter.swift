@@ -23,10 +23,11 @@ struct FleetSessionKey: Sendable, Hashable {
 }
 
 /// Rows for one session, ready to go into the fleet store in one transaction, with their ids:
-/// rows of `FlowRow.columns`, of the finding id, `FindingRow.columns` and `FindingColumns.names`,
-/// of the DNS id then `DNSRow.columns`.
+/// rows of `FlowRow.columns`, of `FlowRow.messageColumns` (the messages of those flows), of the
+/// finding id, `FindingRow.columns` and `FindingColumns.names`, of the DNS id then `DNSRow.columns`.
 struct FleetBatch: Sendable {
     var flows: [[SQLValue]] = []
+    var messages: [[SQLValue]] = []
     var findings: [[SQLValue]] = []
     var dns: [[SQLValue]] = []
     /// Metadata to set (nil values remove the key).
@@ -51,7 +52,7 @@ extension FleetBatch {
             guard json < row.count, case .text(let text) = row[json] else { return row + [.null, .null, .null, .null] }
             return row + FindingColumns.values(json: text)
         }
-        self.init(flows: rows.flows, findings: findings, dns: rows.dns)
+        self.init(flows: rows.flows, messages: rows.messages, findings: findings, dns: rows.dns)
     }
 }
 
@@ -64,10 +65,12 @@ enum FleetBatchWriter {
     static let flowCopySQL = copySQL("flows", FlowRow.columns)
     static let findingCopySQL = copySQL("findings", ["id"] + FindingRow.columns + FindingColumns.names)
     static let dnsCopySQL = copySQL("dns", ["id"] + DNSRow.columns)
+    static let messageCopySQL = copySQL("messages", FlowRow.messageColumns)
 
     static let flowTypes = FlowRow.columns.map { PostgresSchema.flowColumnTypes[$0] ?? .text }
     static let findingTypes = (["id"] + FindingRow.columns + FindingColumns.names).map { PostgresSchema.findingColumnTypes[$0] ?? .text }
     static let dnsTypes = (["id"] + DNSRow.columns).map { PostgresSchema.dnsColumnTypes[$0] ?? .text }
+    static let messageTypes = FlowRow.messageColumns.map { PostgresSchema.messageColumnTypes[$0] ?? .text }
 
     static func copySQL(_ table: String, _ columns: [String]) -> String {
         "COPY mouchard.\(table) (session_id, session_start, \(columns.joined(separator: ", "))) FROM STDIN WITH (FORMAT binary)"
@@ -99,6 +102,9 @@ enum FleetBatchWriter {
                     first_seen = least(d.first_seen, excluded.first_seen), last_seen = greatest(d.last_seen, excluded.last_seen),
                     request_bytes = d.request_bytes + excluded.request_bytes, response_bytes = d.response_bytes + excluded.response_bytes
                 """, [key.id, key.startParameter] + hosts.arrayParameters)
+        }
+        if !batch.messages.isEmpty {
+            try c.copyIn(messageCopySQL, data: encode(batch.messages, types: messageTypes, key))
         }
         if !batch.findings.isEmpty {
             try c.copyIn(findingCopySQL, data: encode(batch.findings, types: findingTypes, key))

@@ -8,13 +8,14 @@ import MouchardStore
 /// Tables: `sessions` (one row per recorded session: app, version, device, gateway, start and end,
 /// counters and upload positions), `metadata` (its key/value pairs), and, partitioned by month of
 /// the session's start (`session_start`, so that a session lies in one partition and old months are
-/// dropped whole), `flows` (the columns of the local `flows` table), `findings`, `dns` and
+/// dropped whole), `flows` (the columns of the local `flows` table), `messages` (the WebSocket,
+/// gRPC and SSE messages of flows, as the local `messages` table), `findings`, `dns` and
 /// `destinations` (per session and host: flows, bytes, findings, company). Partitions are created
 /// on demand by `mouchard.ensure_month`.
 enum PostgresSchema {
     static let schema = "mouchard"
 
-    static let migrations: [String] = [v1]
+    static let migrations: [String] = [v1, v2]
 
     static var latestVersion: Int { migrations.count }
 
@@ -111,36 +112,82 @@ enum PostgresSchema {
         PRIMARY KEY (session_id, host, session_start)
     ) PARTITION BY RANGE (session_start);
     CREATE INDEX destinations_host ON mouchard.destinations (host);
-    CREATE FUNCTION mouchard.ensure_month(start timestamptz) RETURNS void LANGUAGE plpgsql AS $fn$
+    CREATE FUNCTION \(ensureMonth(tables: ["flows", "findings", "dns", "destinations"]))
+    """
+
+    /// Version 2: the messages of flows (`messages`, partitioned like `flows`, with partitions for
+    /// the months that already have flows), and `ensure_month` making its partitions too.
+    static let v2 = """
+    CREATE TABLE mouchard.messages (
+        session_id uuid NOT NULL,
+        session_start timestamptz NOT NULL,
+        flow bigint NOT NULL,
+        seq integer NOT NULL,
+        direction text NOT NULL,
+        time double precision NOT NULL,
+        opcode integer NOT NULL,
+        data bytea NOT NULL,
+        compressed boolean NOT NULL,
+        truncated boolean NOT NULL,
+        PRIMARY KEY (session_id, flow, seq, session_start)
+    ) PARTITION BY RANGE (session_start);
+    DO $do$
     DECLARE
-        first timestamp := date_trunc('month', start AT TIME ZONE 'UTC');
-        suffix text := to_char(first, 'YYYY_MM');
-        t text;
-        c text;
+        part record;
     BEGIN
-        -- The month's partitions exist (destinations' is made last): no lock on the parents.
-        IF to_regclass(format('mouchard.%I', 'destinations_' || suffix)) IS NOT NULL THEN
-            RETURN;
-        END IF;
-        PERFORM pg_advisory_xact_lock(hashtext('mouchard.ensure_month'));
-        FOREACH t IN ARRAY ARRAY['flows', 'findings', 'dns', 'destinations'] LOOP
-            IF to_regclass(format('mouchard.%I', t || '_' || suffix)) IS NULL THEN
-                EXECUTE format('CREATE TABLE mouchard.%I PARTITION OF mouchard.%I FOR VALUES FROM (%L) TO (%L)',
-                               t || '_' || suffix, t, first AT TIME ZONE 'UTC', (first + interval '1 month') AT TIME ZONE 'UTC');
-                -- No statistics for what no query filters on: ANALYZE would sort bodies and JSON for nothing.
-                FOREACH c IN ARRAY CASE t
-                    WHEN 'flows' THEN ARRAY['req_headers', 'req_body', 'resp_headers', 'resp_body', 'extras', 'url',
-                                            'req_target', 'error', 'tls_alpn']
-                    WHEN 'findings' THEN ARRAY['json']
-                    WHEN 'dns' THEN ARRAY['addresses', 'cnames']
-                    ELSE ARRAY[]::text[] END LOOP
-                    EXECUTE format('ALTER TABLE mouchard.%I ALTER COLUMN %I SET STATISTICS 0', t || '_' || suffix, c);
-                END LOOP;
-            END IF;
+        FOR part IN SELECT c.relname, pg_get_expr(c.relpartbound, c.oid) AS bound
+                    FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                    WHERE i.inhparent = 'mouchard.flows'::regclass LOOP
+            EXECUTE format('CREATE TABLE mouchard.%I PARTITION OF mouchard.messages %s',
+                           'messages' || substr(part.relname, length('flows') + 1), part.bound);
         END LOOP;
     END
-    $fn$;
+    $do$;
+    CREATE OR REPLACE FUNCTION \(ensureMonth(tables: ["flows", "findings", "dns", "destinations", "messages"]))
     """
+
+    /// Columns no query filters on, per table: their partitions keep no statistics for them
+    /// (ANALYZE would sort bodies and JSON for nothing).
+    static let unfilteredColumns: KeyValuePairs<String, [String]> = [
+        "flows": ["req_headers", "req_body", "resp_headers", "resp_body", "extras", "url", "req_target", "error", "tls_alpn"],
+        "findings": ["json"],
+        "dns": ["addresses", "cnames"],
+        "messages": ["data"],
+    ]
+
+    /// `mouchard.ensure_month(start)` (after `CREATE FUNCTION`): creates the month's partition of
+    /// each of `tables`, the last one last, so that when the last exists the function returns at once
+    /// without taking the lock.
+    static func ensureMonth(tables: [String]) -> String {
+        let statistics = unfilteredColumns.filter { tables.contains($0.key) }.map { table, columns in
+            "            WHEN '\(table)' THEN ARRAY[\(columns.map { "'\($0)'" }.joined(separator: ", "))]\n"
+        }.joined()
+        return """
+        mouchard.ensure_month(start timestamptz) RETURNS void LANGUAGE plpgsql AS $fn$
+        DECLARE
+            first timestamp := date_trunc('month', start AT TIME ZONE 'UTC');
+            suffix text := to_char(first, 'YYYY_MM');
+            t text;
+            c text;
+        BEGIN
+            IF to_regclass(format('mouchard.%I', '\(tables.last!)_' || suffix)) IS NOT NULL THEN
+                RETURN;
+            END IF;
+            PERFORM pg_advisory_xact_lock(hashtext('mouchard.ensure_month'));
+            FOREACH t IN ARRAY ARRAY[\(tables.map { "'\($0)'" }.joined(separator: ", "))] LOOP
+                IF to_regclass(format('mouchard.%I', t || '_' || suffix)) IS NULL THEN
+                    EXECUTE format('CREATE TABLE mouchard.%I PARTITION OF mouchard.%I FOR VALUES FROM (%L) TO (%L)',
+                                   t || '_' || suffix, t, first AT TIME ZONE 'UTC', (first + interval '1 month') AT TIME ZONE 'UTC');
+                    FOREACH c IN ARRAY CASE t
+        \(statistics)                ELSE ARRAY[]::text[] END LOOP
+                        EXECUTE format('ALTER TABLE mouchard.%I ALTER COLUMN %I SET STATISTICS 0', t || '_' || suffix, c);
+                    END LOOP;
+                END IF;
+            END LOOP;
+        END
+        $fn$;
+        """
+    }
 
     /// The PostgreSQL type of each column of `FlowRow.columns` in `mouchard.flows` (binary COPY
     /// needs the exact type); a column not listed is text.
@@ -155,6 +202,10 @@ enum PostgresSchema {
     ]
     /// Likewise for `mouchard.findings` (the id, `FindingRow.columns`, then `FindingColumns.names`).
     static let findingColumnTypes: [String: PGType] = ["id": .int8, "flow": .int8, "json": .json, "third_party": .bool]
+    /// Likewise for `mouchard.messages` (`FlowRow.messageColumns`).
+    static let messageColumnTypes: [String: PGType] = [
+        "flow": .int8, "seq": .int4, "time": .float8, "opcode": .int4, "data": .bytea, "compressed": .bool, "truncated": .bool,
+    ]
     /// Likewise for `mouchard.dns` (the id, then `DNSRow.columns`).
     static let dnsColumnTypes: [String: PGType] = ["id": .int8, "time": .float8, "client_port": .int4, "server_port": .int4]
 

@@ -46,12 +46,14 @@ public final class PostgresSessionStore: SessionStoring {
             var next = position.flow
             var ids: [Int] = []
             var rows: [[SQLValue]] = []
+            var messages: [[SQLValue]] = []
             for f in flows {
                 guard f.id >= 0 else { throw StoreError(file: self.location, message: "flow id \(f.id) is negative") }
                 let id = f.id == 0 ? next + 1 : f.id
                 next = max(next, id)
                 ids.append(id)
                 rows.append(FlowRow.values(f, id: id))
+                for (seq, m) in f.messages.enumerated() { messages.append(FlowRow.messageValues(m, flow: id, seq: seq)) }
             }
             let explicit = flows.map(\.id).filter { $0 != 0 }
             var taken = Self.firstRepeated(explicit)
@@ -61,7 +63,7 @@ public final class PostgresSessionStore: SessionStoring {
             }
             var end = position
             end.flow = next
-            return (FleetBatch(flows: rows), end, ids)
+            return (FleetBatch(flows: rows, messages: messages), end, ids)
         }
     }
 
@@ -126,11 +128,20 @@ public final class PostgresSessionStore: SessionStoring {
         try flows(where: "id > $3::bigint ORDER BY id LIMIT $4::bigint", [String(after), String(max(1, limit))])
     }
 
+    /// The flows `condition` selects, with their messages.
     private func flows(where condition: String, _ parameters: [String?]) throws(StoreError) -> [Flow] {
         let location = self.location
         return try link.locked { c throws(StoreError) in
-            try c.query("SELECT \(FlowRow.columns.joined(separator: ", ")) FROM mouchard.flows WHERE \(Self.scope) AND \(condition)",
-                        scopeParameters + parameters).rows { r throws(StoreError) in try FlowRow.decode(r, file: location) }
+            let flows = try c.query("SELECT \(FlowRow.columns.joined(separator: ", ")) FROM mouchard.flows WHERE \(Self.scope) AND \(condition)",
+                                    scopeParameters + parameters).rows { r throws(StoreError) in try FlowRow.decode(r, file: location) }
+            guard let low = flows.map(\.id).min(), let high = flows.map(\.id).max() else { return flows }
+            let messages = try c.query("""
+                SELECT \(FlowRow.messageColumns.joined(separator: ", ")) FROM mouchard.messages
+                WHERE \(Self.scope) AND flow BETWEEN $3::bigint AND $4::bigint ORDER BY flow, seq
+                """, scopeParameters + [String(low), String(high)]).rows { r throws(StoreError) in
+                try FlowRow.decodeMessage(r, file: location)
+            }
+            return FlowRow.attach(messages, to: flows)
         }
     }
 

@@ -132,9 +132,9 @@ final class TunnelInterception {
             return
         }
         // A phone offering h2 gets it when the origin chooses it: the origin is asked first, on a
-        // fresh connection (pooled links speak HTTP/1.1).
+        // fresh connection, unless a pooled one shows it declined h2 (pooled links speak HTTP/1.1).
         let wantsHTTP2 = session.shared.offersHTTP2 && hello.alpn.contains("h2")
-        if !wantsHTTP2, let pooled = session.context.pool.take(tlsTarget, serverName: hello.serverName, for: session),
+        if let pooled = session.context.pool.take(tlsTarget, serverName: hello.serverName, offeringHTTP2: wantsHTTP2, for: session),
            pooled.tls?.session.peerNames != nil {
             session.upstream = pooled
             upstreamReady(pooled, session: session)
@@ -142,6 +142,7 @@ final class TunnelInterception {
         }
         let link = UpstreamLink(target: tlsTarget, loop: session.loop, owner: session)
         link.serverName = hello.serverName
+        link.offeredHTTP2 = wantsHTTP2
         do {
             link.tls = try interceptor.makeUpstreamTLS(host: target.host, serverName: hello.serverName,
                                                        alpn: wantsHTTP2 ? ["h2", "http/1.1"] : nil)

@@ -37,6 +37,9 @@ final class UpstreamLink: StreamConnectionDelegate {
     var tls: UpstreamTLSClient?
     /// The SNI sent to the origin (nil when none was sent).
     var serverName: String?
+    /// `h2` was offered to the origin in ALPN (when it chose HTTP/1.1 anyway, a phone offering h2
+    /// may reuse this link: the origin does not speak h2).
+    var offeredHTTP2 = false
 
     /// A TLS link: another tunnel to the same target with the same SNI may reuse it (the pool's key
     /// holds both).

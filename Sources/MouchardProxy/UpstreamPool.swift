@@ -1,11 +1,24 @@
 /// Idle keep-alive connections to origins, per event loop, keyed by target and the SNI sent to it
 /// (LIFO, bounded, closed after an idle timeout or as soon as the origin sends or closes anything).
 /// The SNI is part of the key because a transparent (gateway) target is the origin's address, which
-/// may serve several names: a connection verified for one name never serves another.
+/// may serve several names: a connection verified for one name never serves another. Whether `h2`
+/// was offered to the origin is part of it too: a phone offering h2 may only reuse a connection on
+/// which the origin, offered h2, chose HTTP/1.1 (so it would not have had h2 anyway).
 final class UpstreamPool: UpstreamLinkOwner {
     private struct Key: Hashable {
         var target: UpstreamTarget
         var serverName: String?
+        var offeredHTTP2: Bool
+
+        init(_ link: UpstreamLink) {
+            self.init(target: link.target, serverName: link.serverName, offeredHTTP2: link.offeredHTTP2)
+        }
+
+        init(target: UpstreamTarget, serverName: String?, offeredHTTP2: Bool) {
+            self.target = target
+            self.serverName = serverName
+            self.offeredHTTP2 = offeredHTTP2
+        }
     }
 
     private var idle: [Key: [UpstreamLink]] = [:]
@@ -15,16 +28,20 @@ final class UpstreamPool: UpstreamLinkOwner {
     init(maxPerTarget: Int) { self.maxPerTarget = maxPerTarget }
 
     /// A usable idle connection to `target` that sent `serverName` as its SNI (nil: none, or no
-    /// TLS), now owned by `owner`; nil when none.
-    func take(_ target: UpstreamTarget, serverName: String?, for owner: UpstreamLinkOwner) -> UpstreamLink? {
-        let key = Key(target: target, serverName: serverName)
-        while var list = idle[key], let link = list.popLast() {
-            idle[key] = list.isEmpty ? nil : list
-            count -= 1
-            if link.isUsable {
-                link.owner = owner
-                link.resumeReading()
-                return link
+    /// TLS), now owned by `owner`; nil when none. `offeringHTTP2`: the client offers h2, so only a
+    /// connection whose origin was offered h2 and declined it will do.
+    func take(_ target: UpstreamTarget, serverName: String?, offeringHTTP2: Bool = false,
+              for owner: UpstreamLinkOwner) -> UpstreamLink? {
+        for offered in offeringHTTP2 ? [true] : [false, true] {
+            let key = Key(target: target, serverName: serverName, offeredHTTP2: offered)
+            while var list = idle[key], let link = list.popLast() {
+                idle[key] = list.isEmpty ? nil : list
+                count -= 1
+                if link.isUsable {
+                    link.owner = owner
+                    link.resumeReading()
+                    return link
+                }
             }
         }
         return nil
@@ -36,7 +53,7 @@ final class UpstreamPool: UpstreamLinkOwner {
             link.close()
             return
         }
-        let key = Key(target: link.target, serverName: link.serverName)
+        let key = Key(link)
         var list = idle[key] ?? []
         if list.count >= maxPerTarget {
             link.close()
@@ -72,7 +89,7 @@ final class UpstreamPool: UpstreamLinkOwner {
 
     private func remove(_ link: UpstreamLink) {
         link.close()
-        let key = Key(target: link.target, serverName: link.serverName)
+        let key = Key(link)
         guard var list = idle[key], let i = list.firstIndex(where: { $0 === link }) else { return }
         list.remove(at: i)
         count -= 1

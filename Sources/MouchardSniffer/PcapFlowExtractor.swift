@@ -540,6 +540,8 @@ public final class PcapFlowExtractor {
 
     private func endDirection(_ d: Int, of c: TCPConnection, time: Double) {
         c.ended[d] = true
+        // Body bytes the decryptor passed over and has not told yet are counted before the end.
+        if let tls = c.tls { handleTLS(tls.flushSkipped(direction: d), connection: c) }
         if case .http(var parser) = c.protocols[d] {
             c.protocols[d] = .ignored
             let messages = parser.end(time: time)

@@ -70,9 +70,9 @@ struct TLSRecordProtection {
     /// nonce and tag); a TLS 1.3 record's inner content type and padding are read from its last
     /// bytes by `AEADCipher.peek` (unauthenticated). Nil when that cannot be told (the record is
     /// not application data, or its padding is longer than what is looked at).
-    func applicationDataLength(header: [UInt8], fragment: ArraySlice<UInt8>) -> Int? {
+    func applicationDataLength(header: ArraySlice<UInt8>, fragment: ArraySlice<UInt8>) -> Int? {
         let textLength = fragment.count - suite.explicitNonceLength - AEADCipher.tagLength
-        guard textLength >= 0, header[0] == TLSRecord.applicationData else { return nil }
+        guard textLength >= 0, header.first == TLSRecord.applicationData else { return nil }
         guard suite.isTLS13 else { return textLength }
         let look = min(textLength, TLSRecordProtection.innerTailLook)
         guard look > 0, let tail = cipher.peek(nonce: nonce, sealed: fragment, range: (textLength - look)..<textLength),
@@ -95,7 +95,7 @@ struct TLSRecordProtection {
 
     /// The inner content type and plaintext of a protected record, nil when it fails
     /// authentication. The sequence number advances either way (the sender's did).
-    mutating func open(header: [UInt8], fragment: ArraySlice<UInt8>) -> (type: UInt8, plaintext: [UInt8])? {
+    mutating func open(header: ArraySlice<UInt8>, fragment: ArraySlice<UInt8>) -> (type: UInt8, plaintext: [UInt8])? {
         defer { sequence &+= 1 }
         var nonce = [UInt8](repeating: 0, count: AEADCipher.nonceLength)
         let sealed: ArraySlice<UInt8>
@@ -110,21 +110,22 @@ struct TLSRecordProtection {
         }
         guard sealed.count >= AEADCipher.tagLength else { return nil }
         let additionalData: [UInt8]
+        let h = header.startIndex
         if suite.isTLS13 {
-            additionalData = header
+            additionalData = Array(header)
         } else {
             let length = sealed.count - AEADCipher.tagLength
             var aad = [UInt8](repeating: 0, count: 13)
             for i in 0..<8 { aad[i] = UInt8(truncatingIfNeeded: sequence >> (56 - 8 * UInt64(i))) }
-            aad[8] = header[0]
-            aad[9] = header[1]
-            aad[10] = header[2]
+            aad[8] = header[h]
+            aad[9] = header[h + 1]
+            aad[10] = header[h + 2]
             aad[11] = UInt8(length >> 8)
             aad[12] = UInt8(length & 0xFF)
             additionalData = aad
         }
         guard var plain = cipher.open(nonce: nonce, additionalData: additionalData, sealed: sealed) else { return nil }
-        guard suite.isTLS13 else { return (header[0], plain) }
+        guard suite.isTLS13 else { return (header[h], plain) }
         // TLSInnerPlaintext: content, then the real type, then zero padding.
         while let last = plain.last, last == 0 { plain.removeLast() }
         guard let type = plain.popLast() else { return nil }

@@ -34,7 +34,8 @@ final class TLSConnectionDecryptor {
         /// The rest of a direction cannot be decrypted (gap, malformed record): why.
         case lost(direction: Int, reason: String)
         /// `count` bytes of application data of direction `direction` were passed over without
-        /// being decrypted, because the reader said it would drop them (`discardable`).
+        /// being decrypted, because the reader said it would drop them (`discardable`). Consecutive
+        /// records passed over come as one event (see `flushSkipped`).
         case skipped(direction: Int, count: Int, time: Double)
     }
 
@@ -58,6 +59,11 @@ final class TLSConnectionDecryptor {
     var discardable: ((_ direction: Int) -> Int)?
     /// What `discardable` said for each direction, less what was passed over since (nil: ask).
     private var discardableKnown: [Int?] = [nil, nil]
+    /// Records passed over and not told yet, per direction: their bytes and the last one's time.
+    /// A large body passes over thousands of records in a row; the reader learns of them in one
+    /// `skipped` event, before the direction's next event (or at `flushSkipped`, `finish`). Its
+    /// parser state may lag by these bytes meanwhile: `discardableKnown` already accounts for them.
+    private var skippedRun: [(count: Int, time: Double)?] = [nil, nil]
 
     private func discardableBytes(_ d: Int) -> Int {
         if let known = discardableKnown[d] { return known }
@@ -154,16 +160,27 @@ final class TLSConnectionDecryptor {
         return takeEvents()
     }
 
-    /// The connection ended: records cut short are counted, and a connection whose keys never came
-    /// gets its reason.
-    func finish() {
+    /// Tells the reader of the records of direction `d` passed over and not told yet (call before
+    /// the direction ends, so that its parser has counted every byte); returns the events.
+    func flushSkipped(direction d: Int) -> [Event] {
+        flushSkippedRun(d)
+        return takeEvents()
+    }
+
+    /// The connection ended: records passed over are told, records cut short are counted, and a
+    /// connection whose keys never came gets its reason. Returns the last events.
+    @discardableResult
+    func finish() -> [Event] {
+        for d in 0..<2 { flushSkippedRun(d) }
+        defer { events.removeAll(keepingCapacity: true) }
         for d in 0..<2 where readers[d].bufferedCount > 0 && !lostDirection[d] { counters.truncatedRecords += 1 }
-        guard failure == nil else { return }
+        guard failure == nil else { return events }
         if serverHello == nil {
             if clientHello != nil { failure = "no ServerHello seen (the handshake did not complete in the capture)" }
         } else if !keysResolved {
             failure = "no key for client random \(shortHex(clientHello?.random ?? []))"
         }
+        return events
     }
 
     private func emit(_ event: Event) {
@@ -174,11 +191,19 @@ final class TLSConnectionDecryptor {
     /// capture order one side's records may be read before the other's handshake (a reassembler
     /// flushed at the end), and the reader learns from `established` what protocol they speak.
     private func emitData(_ event: Event) {
+        if case .plaintext(let d, _, _) = event { flushSkippedRun(d) }
         guard !established else { return emit(event) }
         heldData.append(event)
         if case .plaintext(_, let bytes, _) = event { heldBytes += bytes.count }
         // Bounded like the records that wait for keys: past it, the data goes out without the ALPN.
         if heldBytes > TLSConnectionDecryptor.maxPendingBytes, negotiation != nil { announce() }
+    }
+
+    /// Passes the run of records passed over in direction `d` to the reader, as one event.
+    private func flushSkippedRun(_ d: Int) {
+        guard let run = skippedRun[d] else { return }
+        skippedRun[d] = nil
+        emitData(.skipped(direction: d, count: run.count, time: run.time))
     }
 
     private func takeEvents() -> [Event] {
@@ -187,6 +212,7 @@ final class TLSConnectionDecryptor {
     }
 
     private func lose(_ d: Int, reason: String) {
+        flushSkippedRun(d)
         lostDirection[d] = true
         pendingBytes -= pending[d].reduce(0) { $0 + $1.fragment.count }
         pending[d] = []
@@ -263,7 +289,7 @@ final class TLSConnectionDecryptor {
             counters.skippedRecords += 1
             // Passing over bytes lowers what the reader would drop by as many: no need to ask again.
             discardableKnown[d] = discardableBytes(d) - length
-            emitData(.skipped(direction: d, count: length, time: time))
+            skippedRun[d] = (count: (skippedRun[d]?.count ?? 0) + length, time: time)
             return
         }
         guard let (type, plaintext) = open(record, direction: d) else {

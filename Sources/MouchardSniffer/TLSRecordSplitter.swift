@@ -5,9 +5,10 @@ struct TLSRecord {
     static let handshake: UInt8 = 22
     static let applicationData: UInt8 = 23
 
-    var header: [UInt8]
+    /// The 5 header bytes, a slice of the bytes the record was cut from (no copy per record).
+    var header: ArraySlice<UInt8>
     var fragment: ArraySlice<UInt8>
-    var type: UInt8 { header[0] }
+    var type: UInt8 { header[header.startIndex] }
 }
 
 /// Cuts one direction's reassembled TCP bytes into TLS records (RFC 8446 §5.1), however the
@@ -51,7 +52,7 @@ struct TLSRecordSplitter {
         }
         let end = h + TLSRecordSplitter.headerLength + length
         guard end <= input.endIndex else { return keepRest() }
-        let record = TLSRecord(header: Array(input[h..<(h + TLSRecordSplitter.headerLength)]),
+        let record = TLSRecord(header: input[h..<(h + TLSRecordSplitter.headerLength)],
                                fragment: input[(h + TLSRecordSplitter.headerLength)..<end])
         input = input[end...]
         return .record(record)
@@ -59,6 +60,7 @@ struct TLSRecordSplitter {
 
     /// Moves what is left of the input into `partial` (a record cut by the end of the bytes given).
     private mutating func keepRest() -> Step {
+        reserveRecord(header: input)
         partial.append(contentsOf: input)
         input = []
         return .needMore
@@ -71,6 +73,7 @@ struct TLSRecordSplitter {
             partial.append(contentsOf: input.prefix(take))
             input = input.dropFirst(take)
             guard partial.count == TLSRecordSplitter.headerLength else { return .needMore }
+            reserveRecord(header: partial[...])
         }
         let length = Int(partial[3]) << 8 | Int(partial[4])
         if let problem = TLSRecordSplitter.check(type: partial[0], major: partial[1], minor: partial[2], length: length) {
@@ -83,8 +86,18 @@ struct TLSRecordSplitter {
         guard partial.count == total else { return .needMore }
         let whole = partial
         partial = []
-        return .record(TLSRecord(header: Array(whole[0..<TLSRecordSplitter.headerLength]),
+        return .record(TLSRecord(header: whole[0..<TLSRecordSplitter.headerLength],
                                  fragment: whole[TLSRecordSplitter.headerLength...]))
+    }
+
+    /// Makes room in `partial` for the whole record that `header` starts (when its header is
+    /// there and plausible), so that gathering it allocates once instead of growing step by step.
+    private mutating func reserveRecord(header: ArraySlice<UInt8>) {
+        guard header.count >= TLSRecordSplitter.headerLength else { return }
+        let h = header.startIndex
+        let length = Int(header[h + 3]) << 8 | Int(header[h + 4])
+        guard length <= TLSRecordSplitter.maxFragmentLength else { return }
+        partial.reserveCapacity(TLSRecordSplitter.headerLength + length)
     }
 
     /// Why a record header cannot be one, nil when it can.

@@ -57,26 +57,41 @@ public enum FlowRow {
 
     // MARK: - Messages
 
-    static let insertMessageSQL = """
-        INSERT INTO messages (flow, seq, direction, time, opcode, data, compressed, truncated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        """
-    static let selectMessagesSQL = """
-        SELECT flow, direction, time, opcode, data, compressed, truncated FROM messages
-        """
+    /// The columns of the `messages` table, local and fleet alike: a message is keyed by its flow
+    /// and its place (`seq`) in the flow's messages.
+    public static let messageColumns = ["flow", "seq", "direction", "time", "opcode", "data", "compressed", "truncated"]
 
-    static func messageValues(_ m: FlowMessage, flow: Int, seq: Int) -> [SQLValue] {
+    static let insertMessageSQL =
+        "INSERT INTO messages (\(messageColumns.joined(separator: ", "))) VALUES (\(messageColumns.map { _ in "?" }.joined(separator: ", ")))"
+    static let selectMessagesSQL = "SELECT \(messageColumns.joined(separator: ", ")) FROM messages"
+
+    /// The row values of one message, in `messageColumns` order.
+    public static func messageValues(_ m: FlowMessage, flow: Int, seq: Int) -> [SQLValue] {
         [.integer(Int64(flow)), .integer(Int64(seq)), .text(m.direction.rawValue), .real(m.time.timeIntervalSinceReferenceDate),
          .integer(Int64(m.opcode)), .blob(m.data), .integer(m.compressed ? 1 : 0), .integer(m.truncated ? 1 : 0)]
     }
 
-    /// Reads the current row of a statement built from `selectMessagesSQL`: the flow id and the message.
-    static func decodeMessage(_ s: SQLiteStatement, file: String) throws(StoreError) -> (Int, FlowMessage) {
+    /// Reads a row holding `messageColumns` in order: the flow id and the message.
+    public static func decodeMessage(_ s: some StoreRow, file: String) throws(StoreError) -> (Int, FlowMessage) {
         let flow = s.int(0)
-        guard let direction = FlowMessage.Direction(rawValue: s.text(1)) else {
+        guard let direction = FlowMessage.Direction(rawValue: s.text(2)) else {
             throw StoreError(file: file, message: "flow \(flow): a message's direction is damaged")
         }
-        return (flow, FlowMessage(direction: direction, time: Date(timeIntervalSinceReferenceDate: s.double(2)), opcode: s.int(3),
-                                  data: s.blob(4), compressed: s.int(5) != 0, truncated: s.int(6) != 0))
+        return (flow, FlowMessage(direction: direction, time: Date(timeIntervalSinceReferenceDate: s.double(3)), opcode: s.int(4),
+                                  data: s.blob(5), compressed: s.int(6) != 0, truncated: s.int(7) != 0))
+    }
+
+    /// `flows` with the messages of `rows` (flow id and message, in each flow's order) attached.
+    public static func attach(_ rows: [(Int, FlowMessage)], to flows: [Flow]) -> [Flow] {
+        guard !rows.isEmpty else { return flows }
+        var byFlow: [Int: [FlowMessage]] = [:]
+        for (flow, m) in rows { byFlow[flow, default: []].append(m) }
+        return flows.map { f in
+            guard let messages = byFlow[f.id] else { return f }
+            var with = f
+            with.messages = messages
+            return with
+        }
     }
 
     /// Reads a row holding `columns` in order (from `selectSQL`, or the fleet store's select).

@@ -5,6 +5,8 @@ import Synchronization
 public struct JournalRows: Sendable {
     /// Rows of `FlowRow.columns` (the id first).
     public var flows: [[SQLValue]] = []
+    /// Rows of `FlowRow.messageColumns`: the messages of `flows`.
+    public var messages: [[SQLValue]] = []
     /// Rows of the finding's id, then `FindingRow.columns`.
     public var findings: [[SQLValue]] = []
     /// Rows of the observation's id, then `DNSRow.columns`.
@@ -69,6 +71,13 @@ public final class JournalReader: Sendable {
                 rows.flows.append(row)
                 return rows.bytes < byteLimit
             }
+            if case .integer(let low)? = rows.flows.first?.first, case .integer(let high)? = rows.flows.last?.first {
+                let messageColumns = Int32(FlowRow.messageColumns.count)
+                rows.messages = try c.query(FlowRow.selectMessagesSQL + " WHERE flow BETWEEN ? AND ? ORDER BY flow, seq",
+                                            [.integer(low), .integer(high)]) { s throws(StoreError) in
+                    (0..<messageColumns).map { s.value($0) }
+                }
+            }
             let findingSQL = "SELECT id, \(FindingRow.columns.joined(separator: ", ")) FROM findings WHERE id > ? ORDER BY id LIMIT ?"
             let findingColumns = Int32(FindingRow.columns.count + 1)
             rows.findings = try c.query(findingSQL, [.integer(Int64(position.finding)), .integer(Int64(limit))]) { s throws(StoreError) in
@@ -79,7 +88,7 @@ public final class JournalReader: Sendable {
                                    [.integer(Int64(position.dns)), .integer(Int64(limit))]) { s throws(StoreError) in
                 (0..<dnsColumns).map { s.value($0) }
             }
-            for r in rows.findings + rows.dns { rows.bytes += r.reduce(0) { $0 + $1.byteCount } }
+            for r in rows.messages + rows.findings + rows.dns { rows.bytes += r.reduce(0) { $0 + $1.byteCount } }
             return rows
         }
     }

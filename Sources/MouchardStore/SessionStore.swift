@@ -247,15 +247,7 @@ public final class SessionStore: SessionStoring {
                                [.integer(Int64(min(low, high))), .integer(Int64(max(low, high)))]) { s throws(StoreError) in
             try FlowRow.decodeMessage(s, file: c.path)
         }
-        guard !rows.isEmpty else { return flows }
-        var byFlow: [Int: [FlowMessage]] = [:]
-        for (flow, m) in rows { byFlow[flow, default: []].append(m) }
-        return flows.map { f in
-            guard let messages = byFlow[f.id] else { return f }
-            var with = f
-            with.messages = messages
-            return with
-        }
+        return FlowRow.attach(rows, to: flows)
     }
 
     /// The flow with this id, or nil.

@@ -46,6 +46,7 @@ struct DecodingPassesTests {
 
     @Test func leafShapeAnswersAsThePlainRules() {
         let inputs = Self.crafted.map { Array($0.utf8) } + samples(Array("ab1=&%.4F [ ]\n$_-=".utf8))
+            + samples(Array("a:{\n.°".utf8), maxLength: 24)
             + samples(Array("aZ@[`.=".utf8), maxLength: 20) + samples(Array("a=&%.".utf8), maxLength: 70)
         for bytes in inputs {
             // Also as a slice that does not start at 0, as the walker passes them.
@@ -56,6 +57,9 @@ struct DecodingPassesTests {
                 #expect(shape.hasPercentEscape == referenceHasPercentEscape(slice), "\(bytes)")
                 #expect(shape.hasDot == slice.contains(0x2E), "\(bytes)")
                 #expect(shape.hasUppercaseOrEquals == ByteSearch.containsUppercase(or: 0x3D, in: slice), "\(bytes)")
+                #expect(shape.hasColon == slice.contains(0x3A), "\(bytes)")
+                #expect(shape.hasNewlineOrBrace == (slice.contains(0x0A) || slice.contains(0x7B)), "\(bytes)")
+                #expect(shape.hasNonASCII == slice.contains { $0 >= 0x80 }, "\(bytes)")
             }
         }
     }

@@ -74,6 +74,8 @@ extension KnownValueMatcher {
                             out.append((base + i)..<(base + i + 2))
                         }
                     }
+                case 0xB0, 0xBA:
+                    if i > 0, p[i - 1] == 0xC2 { out.append((base + i - 1)..<(base + i + 1)) } // degree signs
                 case 0x2E:
                     if let loc, let r = nearCoordinate(p, dot: i, loc) { out.append((base + r.lowerBound)..<(base + r.upperBound)) }
                 default: break
@@ -147,6 +149,6 @@ let referenceSpanByteClass: [UInt8] = (0..<256).map { v in
     if hexNibble(b) != nil { c |= ReferenceSpanByteClass.hex }
     if b >= 0x30 && b <= 0x39 { c |= ReferenceSpanByteClass.digit }
     if b >= 0x41 || b == 0x2D || b == 0x27 { c |= ReferenceSpanByteClass.word }
-    if b == 0x5C || b == 0x25 || b == 0x2E || b == 0x1F || b == 0x78 { c |= ReferenceSpanByteClass.special }
+    if b == 0x5C || b == 0x25 || b == 0x2E || b == 0x1F || b == 0x78 || b == 0xB0 || b == 0xBA { c |= ReferenceSpanByteClass.special }
     return c
 }

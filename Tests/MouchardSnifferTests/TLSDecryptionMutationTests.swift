@@ -243,6 +243,40 @@ import Testing
             #expect(k.status == 200 && k.body == Array(f.body.prefix(64)))
         }
         #expect(capped.extraction.flows.allSatisfy { $0.error == nil })
+        // A body is marked cut exactly when it was longer than the cap.
+        #expect(zip(full, cut).allSatisfy { f, k in k.bodyTruncated == (f.body.count > 64) && !f.bodyTruncated })
+    }
+
+    /// Records passed over one after another reach the reader as one `skipped` event, told before
+    /// the direction's next event or at the end, carrying all of their bytes.
+    @Test(arguments: SyntheticTLSConnection.Kind.allCases)
+    func recordsPassedOverInARowAreToldOnce(kind: SyntheticTLSConnection.Kind) {
+        let c = SyntheticTLSConnection(kind, seed: 31, requestCount: 5)
+        let keys = TLSKeyStore(keyLog: NSSKeyLog(text: Array(c.keyLog.utf8)))
+        let decryptor = TLSConnectionDecryptor(clientDirection: 0, keys: keys)
+        decryptor.discardable = { d in d == 1 ? Int.max : 0 }  // the reader drops all the server sends
+        var skipped: [Int] = []
+        var clientPlaintext: [[UInt8]] = []
+        func take(_ events: [TLSConnectionDecryptor.Event]) {
+            for e in events {
+                switch e {
+                case .skipped(let d, let count, _):
+                    #expect(d == 1)
+                    skipped.append(count)
+                case .plaintext(let d, let bytes, _):
+                    #expect(d == 0)
+                    clientPlaintext.append(bytes)
+                default: break
+                }
+            }
+        }
+        take(decryptor.feed(direction: 0, bytes: c.client[...], time: 1))
+        take(decryptor.feed(direction: 1, bytes: c.server[...], time: 2))
+        #expect(skipped.isEmpty)  // not told until something else happens in that direction
+        take(decryptor.finish())
+        #expect(skipped == [c.serverRecords.reduce(0) { $0 + $1.count }])
+        #expect(decryptor.counters.skippedRecords == c.serverRecords.filter { !$0.isEmpty }.count)
+        #expect(clientPlaintext == c.clientRecords)
     }
 
     static func extract(_ pcap: [UInt8], keys: TLSKeyStore,

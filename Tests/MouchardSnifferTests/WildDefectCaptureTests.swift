@@ -79,7 +79,7 @@ import Testing
 
     /// The wild corpus, when present: the 802.11 and fragmented captures (0 requests before) give
     /// their requests, and every capture gives the same flows and warnings when read twice.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: wild.path), "needs ../shared/wild/pcap (the wild corpus)"))
+    @Test(.requires(.wild))
     func wildCapturesNeverSilentlyEmpty() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.wild.path)
             .filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") }.sorted()

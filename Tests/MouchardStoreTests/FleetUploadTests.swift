@@ -57,6 +57,44 @@ import Testing
         #expect(try fleet.sessions(FleetFilter(app: "Lumo", versions: ["1.2"])).allSatisfy { $0.id != id })
     }
 
+    /// A recorded WebSocket flow arrives with its messages, in order, through the journal upload.
+    @Test func messagesAreUploadedWithTheirFlows() throws {
+        let url = try FleetDatabase.sharedURL()
+        let (store, tmp) = try Self.spooled(url)
+        defer { tmp.cleanUp() }
+        store.uploader.start()
+        let ws = StoreMessagesTests.webSocketFlow()
+        try store.append(flows: [StoreSamples.flows()[0], ws])
+        try store.append(ws)
+        let (status, left) = store.finish(timeout: 30)
+        #expect(left == 0 && status.flowsSent == 3)
+        let id = try #require(try store.metadata(SessionStore.MetadataKey.fleetSession))
+        let remote = try PostgresFleet(url: url, forWriting: false).openSession(id)
+        let back = try remote.flows()
+        #expect(back.map(\.messages.count) == [0, 3, 3])
+        #expect(back == (try store.journal.flows()))
+        #expect(try remote.flowSummaries().map(\.serverMessages) == [0, 1, 1])
+    }
+
+    /// A database of fleet schema version 1 with a month of flows is brought to version 2: the
+    /// existing month gets its messages partition, and messages of flows in that month go in.
+    @Test func version1DatabasesGainTheMessagesTable() throws {
+        let server = try #require(PostgresTestServer.shared)
+        let url = try server.freshDatabase()
+        let c = try PGConnection(url: url)
+        try PostgresSchema.migrate(c, migrations: [PostgresSchema.v1])
+        let started = Date(timeIntervalSinceReferenceDate: 800_000_000)
+        try c.query("SELECT mouchard.ensure_month($1::timestamptz)", [FleetSessionKey(id: UUID().uuidString, started: started)!.startParameter])
+        let db = PostgresTestServer.database(in: url)
+        #expect(try server.psql("SELECT to_regclass('mouchard.messages') IS NULL", database: db) == "t\n")
+        let fleet = try PostgresFleet(url: url)
+        #expect(try PostgresSchema.version(c) == 2)
+        #expect(try server.psql("SELECT count(*) FROM pg_inherits WHERE inhparent = 'mouchard.messages'::regclass", database: db) == "1\n")
+        let store = try fleet.session(id: UUID().uuidString, name: "old-month", started: started)
+        let id = try store.append(StoreMessagesTests.webSocketFlow())
+        #expect(try store.flow(id: id)?.messages.count == 3)
+    }
+
     /// Two uploaders of one session at once (a gateway's, and `mouchard sync` run beside it) take
     /// turns on the session's row: each batch goes in once.
     @Test func twoUploadersOfOneSessionStoreEachFlowOnce() throws {
@@ -171,7 +209,8 @@ import Testing
                                        .text: "text", .json: "json"]
         for (table, list, types) in [("flows", FlowRow.columns, PostgresSchema.flowColumnTypes),
                                      ("findings", ["id"] + FindingRow.columns, PostgresSchema.findingColumnTypes),
-                                     ("dns", ["id"] + DNSRow.columns, PostgresSchema.dnsColumnTypes)] {
+                                     ("dns", ["id"] + DNSRow.columns, PostgresSchema.dnsColumnTypes),
+                                     ("messages", FlowRow.messageColumns, PostgresSchema.messageColumnTypes)] {
             let actual = try columns(table)
             for c in list { #expect(actual[c] == names[types[c] ?? .text], "\(table).\(c)") }
         }

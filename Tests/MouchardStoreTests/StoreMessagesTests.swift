@@ -4,7 +4,7 @@ import MouchardStore
 import MouchardWire
 import Testing
 
-/// WebSocket messages and the per-flow protocol summary (schema version 2).
+/// WebSocket messages and the per-flow protocol summary (schema version 2), in both stores.
 @Suite struct StoreMessagesTests {
     static func webSocketFlow() -> Flow {
         var headers = HTTPHeaders()
@@ -24,10 +24,10 @@ import Testing
                     ])
     }
 
-    @Test func messagesComeBackExactlyWithTheirFlow() throws {
-        let tmp = TemporaryDirectory()
-        defer { tmp.cleanUp() }
-        let store = try SessionStore(directory: tmp.path + "/s", create: true)
+    @Test(arguments: StoreKind.available)
+    func messagesComeBackExactlyWithTheirFlow(_ kind: StoreKind) throws {
+        let (store, cleanUp) = try kind.make()
+        defer { cleanUp() }
         let ws = Self.webSocketFlow()
         let plain = StoreSamples.flows()[0]
         try store.append(plain)
@@ -40,6 +40,7 @@ import Testing
         expected.id = id
         #expect(try store.flow(id: id) == expected)
         #expect(back[1] == expected)
+        #expect(try store.flowPage(after: 1, limit: 2).map(\.messages.count) == [3, 3])
         let summaries = try store.flowSummaries()
         #expect(summaries.map(\.protocol) == [nil, .webSocket, .webSocket, nil])
         #expect(summaries[1].clientMessages == 2 && summaries[1].serverMessages == 1)

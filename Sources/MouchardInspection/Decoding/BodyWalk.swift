@@ -36,6 +36,10 @@ extension FieldWalker {
         }
         if pruning != nil, let spans, spans.isEmpty { return }
         let contentType = content.type ?? DocumentType(lowercased: "")
+        // A body that may be a protobuf message: its host may name the fields.
+        if let first = body.first, first != UInt8(ascii: "{"), first != UInt8(ascii: "[") {
+            protobufNames = ProtobufSchemas.names(host: request.host)
+        }
         let origin = decodings.isEmpty ? .body : FieldOrigin(location: "body", decodings: decodings)
         walkDocument(body[...], contentType: contentType, origin: origin, topLevel: true, depth: 0, spans: pruning == nil ? nil : spans,
                      document: body)
@@ -110,22 +114,28 @@ extension FieldWalker {
             walkMultipart(bytes, boundary: boundary, origin: origin, depth: depth)
             return
         }
-        if words.form {
-            walkForm(bytes, prefix: topLevel ? "form:" : "", origin: origin, depth: depth, spans: spans)
-            return
-        }
         let isGRPC = words.grpc
         // A document starting with `{` or `[` is no protobuf message (both bytes are a tag of wire
         // type 3, which `ProtobufScanner` turns away at once): its text is not looked at for that.
         let first = bytes.first
         let opensJSON = first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
-        if words.readsProtobufFirst || (!opensJSON && !ByteCodecs.looksLikeText(bytes.prefix(512))) {
+        let binary = !opensJSON && !ByteCodecs.looksLikeText(bytes.prefix(512))
+        // A form is text: a binary body typed as one (Firebase app measurement's gzip protobuf) is
+        // read by its shape below.
+        if words.form, !binary {
+            walkForm(bytes, prefix: topLevel ? "form:" : "", origin: origin, depth: depth, spans: spans)
+            return
+        }
+        if binary, walkJPEG(bytes, origin: origin) { return }
+        if words.readsProtobufFirst || binary {
             var payload = bytes
             if isGRPC, payload.count >= 5, payload[payload.startIndex] == 0 {
                 payload = payload.dropFirst(5)
             }
             if walkProtobuf(payload, origin: origin, topLevel: topLevel, path: "pb", depth: depth) { return }
         }
+        // A binary record (no protobuf message): its strings and number pairs, then the bytes as a leaf.
+        if binary { walkBinaryRecord(bytes, origin: origin, depth: depth) }
         let trimmed = trimSpace(bytes)
         if let first = trimmed.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             // Read in place: the body's own array when given (its spans count in it), else a copy.

@@ -119,6 +119,9 @@ public struct NumberGroup: Sendable {
     public var members: [Member]
     /// True when the numbers came from one string (`47.1,2.3`), false for sibling fields.
     public var fromOneString: Bool
+    /// True when the writing itself says the numbers are coordinates (hemisphere letters, degree
+    /// signs, Exif GPS tags), whatever key holds them.
+    public var marked: Bool = false
 }
 
 extension Array where Element == NumberGroup.Member {

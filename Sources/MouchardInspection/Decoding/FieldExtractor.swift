@@ -101,6 +101,8 @@ struct FieldWalker {
     /// Profile mode with pruning: the matcher that finds the spans of decoded bodies (the request's
     /// own spans are passed down from `extract`).
     var pruning: WalkMatcher?
+    /// Names of the protobuf fields of the request's host (`ProtobufSchemas`), set by the body walk.
+    var protobufNames: ProtobufSchemas.Names?
 
     init(config: FieldExtractor) { self.config = config }
 

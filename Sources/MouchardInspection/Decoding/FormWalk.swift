@@ -44,6 +44,17 @@ extension FieldWalker {
                 if let n = parseDecimal(decoded[...]) { members.appendMember(.init(key: name, value: n.value, decimals: n.decimals)) }
                 if urlDecodings == nil { urlDecodings = origin.decodings.isEmpty ? Self.urlOnly : origin.decodings + ["url"] }
                 o.decodings = urlDecodings ?? []
+                // A raw `+` in an e-mail address is ambiguous (a space, or a `+` left unescaped):
+                // the `+` reading first, then the space one.
+                if ByteSearch.contains(UInt8(ascii: "+"), or: UInt8(ascii: "+"), in: rawValue), decoded.contains(UInt8(ascii: "@")) {
+                    if let kept = ByteCodecs.percentDecode(rawValue, plusAsSpace: false) {
+                        leaf(kept[...], o, depth: depth + 1)
+                    } else {
+                        var raw = o
+                        raw.decodings = origin.decodings
+                        leaf(rawValue, raw, depth: depth + 1)
+                    }
+                }
                 leaf(decoded[...], o, depth: depth + 1)
             } else {
                 if let n = parseDecimal(rawValue) { members.appendMember(.init(key: name, value: n.value, decimals: n.decimals)) }

@@ -39,10 +39,23 @@ extension FieldWalker {
             walkXML(trimmed, origin: origin, topLevel: false, depth: depth + 1)
             return
         }
-        emit(bytes, origin)
-        // One pass answers the questions below (escapes, form, decimals).
+        // One pass answers the questions below (escapes, form, decimals, marks).
         let shape = LeafShape(trimmed)
-        if shape.hasDot { numbersInString(bytes, origin) }
+        // Protobuf text format (its parts walked; the whole value is recorded too, since a text
+        // that merely fits the grammar may be something else).
+        if shape.hasColon, shape.hasNewlineOrBrace, TextProto.mayBe(trimmed) { _ = walkTextProto(trimmed, origin: origin, depth: depth) }
+        emit(bytes, origin)
+        // A value that is one prefix glued to a device-id-long hex run (`AND<android id>`, `__g<ad id>`).
+        if let tail = PrefixedIdentifier.tail(trimmed) {
+            var o = origin
+            o.decodings.append("prefix")
+            emit(tail, o)
+        }
+        // Marked coordinates (hemisphere letters, degrees-minutes-seconds) explain the numbers of
+        // the text: its plain numbers (the seconds of a DMS pair) are then no pair of their own.
+        let marked = (shape.hasDot || shape.hasNonASCII) && MarkedCoordinates.mayHoldMarks(trimmed)
+            && markedCoordinates(trimmed, origin)
+        if shape.hasDot, !marked { numbersInString(bytes, origin) }
         // Percent-encoding left in a value (double encoding, or a header/JSON string holding it).
         if shape.hasPercentEscape, let decoded = ByteCodecs.percentDecode(trimmed, plusAsSpace: false) {
             var o = origin
@@ -50,9 +63,12 @@ extension FieldWalker {
             leaf(decoded[...], o, depth: depth + 1)
             return
         }
-        // A query/form string inside a value.
+        // A query/form string inside a value, or the query of a URL held in a value (a crash
+        // breadcrumb's `https://host/path?phone=…`).
         if shape.looksLikeForm {
             walkForm(trimmed, prefix: "", origin: origin, depth: depth + 1)
+        } else if shape.hasColon, let query = Self.queryOfURL(trimmed) {
+            walkForm(query, prefix: "", origin: origin, depth: depth + 1)
         }
         tryHex(trimmed, origin, depth: depth)
         // A run is a base64 candidate only when padded or holding an upper-case letter.
@@ -83,7 +99,14 @@ extension FieldWalker {
         while i < bytes.endIndex, tried < 64 {
             guard let run = nextBase64Candidate(bytes, from: &i) else { return }
             tried += 1
-            guard let decoded = ByteCodecs.base64Decode(run), decoded.count >= 4 else { continue }
+            var decoded = ByteCodecs.base64Decode(run)
+            // A short tag glued before the text (`a+<base64>`, AdMob's `uule`): the run read
+            // whole decodes to noise, the text after the tag to text.
+            if !(decoded.map { ($0.count >= 2 && $0[0] == 0x1F && $0[1] == 0x8B) || ByteCodecs.looksLikeText($0) } ?? false),
+               let tail = Self.afterShortTag(run), let text = ByteCodecs.base64Decode(tail), ByteCodecs.looksLikeText(text) {
+                decoded = text
+            }
+            guard let decoded, decoded.count >= 4 else { continue }
             let o: FieldOrigin
             if let decodedOrigin {
                 o = decodedOrigin
@@ -101,6 +124,38 @@ extension FieldWalker {
                 _ = walkProtobuf(decoded[...], origin: o, topLevel: false, path: "pb", depth: depth + 1)
             }
         }
+    }
+
+    /// The query (up to a `#`) of the first absolute `http`/`https` URL in a value (the whole
+    /// value, or a URL inside a log line or a decoded record), nil when there is none.
+    static func queryOfURL(_ value: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        guard value.count >= 12 else { return nil }
+        let s = value.startIndex, end = value.endIndex
+        var from = s
+        while from < end, let colon = value[from...].firstIndex(of: UInt8(ascii: ":")) {
+            from = colon + 1
+            guard colon + 2 < end, value[colon + 1] == UInt8(ascii: "/"), value[colon + 2] == UInt8(ascii: "/"), colon - s >= 4 else { continue }
+            let scheme = value[..<colon].suffix(5)
+            guard scheme.suffix(4).elementsEqual("http".utf8) || scheme.elementsEqual("https".utf8) else { continue }
+            // The URL runs to the first byte no URL holds unescaped.
+            var e = colon + 3
+            while e < end, value[e] > 0x20, value[e] < 0x7F, value[e] != UInt8(ascii: "\""), value[e] != UInt8(ascii: "<"),
+                  value[e] != UInt8(ascii: ">"), value[e] != UInt8(ascii: "#") { e += 1 }
+            guard let q = value[(colon + 3)..<e].firstIndex(of: UInt8(ascii: "?")), q + 1 < e else { return nil }
+            return value[(q + 1)..<e]
+        }
+        return nil
+    }
+
+    /// The rest of a base64 run after a tag of one or two letters and a `+` or `/` (`a+cm9sZ…`),
+    /// when long enough to be worth decoding; nil when the run starts otherwise.
+    static func afterShortTag(_ run: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        let s = run.startIndex
+        for k in (s + 1)..<min(s + 3, run.endIndex) where run[k] == UInt8(ascii: "+") || run[k] == UInt8(ascii: "/") {
+            let tail = run[(k + 1)...]
+            return tail.count >= 12 ? tail : nil
+        }
+        return nil
     }
 
     /// The next run of the base64/base64url alphabet from `i` (with up to two `=` of padding) worth
@@ -180,6 +235,18 @@ extension FieldWalker {
             result.groups.append(NumberGroup(prefix: origin.location, inner: origin.inner, decodings: origin.decodings,
                                              containerKey: origin.key, members: members, fromOneString: true))
         }
+    }
+
+    /// Coordinates marked by hemisphere letters or degree signs (`MarkedCoordinates`): a group of
+    /// their own, marked, whatever key holds the text.
+    /// True when the text held such a group.
+    mutating func markedCoordinates(_ bytes: ArraySlice<UInt8>, _ origin: FieldOrigin) -> Bool {
+        guard let values = MarkedCoordinates.read(bytes) else { return false }
+        var members: [NumberGroup.Member] = []
+        for (i, v) in values.enumerated() { members.appendMember(.init(key: String(i), value: v.degrees, decimals: v.decimals)) }
+        result.groups.append(NumberGroup(prefix: origin.location, inner: origin.inner, decodings: origin.decodings,
+                                         containerKey: origin.key, members: members, fromOneString: true, marked: true))
+        return true
     }
 
     func inflateByMagic(_ bytes: ArraySlice<UInt8>) -> ([UInt8], String)? {

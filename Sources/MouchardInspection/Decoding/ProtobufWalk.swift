@@ -12,7 +12,7 @@ extension FieldWalker {
             let p = path.isEmpty ? "field \(f.number)" : "\(path).\(f.number)"
             var o = origin
             if topLevel { o.location = "\(origin.location):\(p)" } else { o.inner = p }
-            o.key = "\(f.number)"
+            o.key = protobufNames.flatMap { ProtobufSchemas.name($0, path: p) } ?? "\(f.number)"
             switch f.value {
             case .varint(let v):
                 emit(Array(String(v).utf8)[...], o, isNumber: true)

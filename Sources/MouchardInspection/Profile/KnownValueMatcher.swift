@@ -46,6 +46,9 @@ public struct KnownValueMatcher: Sendable {
         let splitNames: [(target: Target, parts: Int)]
         let namePartLengths: Set<Int>
         let namePartHashes: [UInt64]
+        /// Per variant: the whole digest (lower-case hex) when the variant is its first hex digits
+        /// (a truncated digest, confirmed by `truncatedDigestEnd`), else empty.
+        let truncatedDigests: [[UInt8]]
         /// Spans of header values already scanned (see `HeaderSpanCache`).
         let headerSpans = HeaderSpanCache()
         /// The span scan's automaton: the variants, the name parts and the decimal points of
@@ -55,7 +58,8 @@ public struct KnownValueMatcher: Sendable {
         let firstCoordinateDotPattern: Int
         init(variants: [MultiPatternMatcher.Pattern], targets: [Target], phoneDigits: [String: [Target]],
              nameParts: [String: [(name: Int, part: Int)]], splitNames: [(target: Target, parts: Int)],
-             namePartLengths: Set<Int>, namePartHashes: [UInt64], latitude: Double?, narrowTransitions: Bool) {
+             namePartLengths: Set<Int>, namePartHashes: [UInt64], truncatedDigests: [Int: [UInt8]], latitude: Double?,
+             narrowTransitions: Bool) {
             // One automaton for both: the variants' matcher reads the span scan's tables.
             let spanMatcher = KnownValueMatcher.spanMatcher(variants: variants, nameParts: nameParts.keys.sorted(), latitude: latitude,
                                                             narrow: narrowTransitions)
@@ -73,6 +77,7 @@ public struct KnownValueMatcher: Sendable {
             self.splitNames = splitNames
             self.namePartLengths = namePartLengths
             self.namePartHashes = namePartHashes
+            self.truncatedDigests = targets.indices.map { truncatedDigests[$0] ?? [] }
         }
     }
     private let tables: Tables
@@ -126,11 +131,17 @@ public struct KnownValueMatcher: Sendable {
             b.addIdentifier(value, category: .deviceID, type: type)
         }
         let region = profile.effectiveRegion
-        if let name = profile.ownerName { b.addName(name, category: .name, type: "name") }
+        if let name = profile.ownerName {
+            b.addName(name, category: .name, type: "name")
+            b.addNamePartDigests(name, category: .name, type: "name")
+        }
         for e in profile.ownerEmails { b.addEmail(e, category: .email, type: "email") }
         for p in profile.ownerPhones { b.addPhone(p, region: region, category: .phoneNumber, type: "phone") }
         for c in profile.contacts {
-            if let n = c.name { b.addName(n, category: .contacts, type: "contact-name") }
+            if let n = c.name {
+                b.addName(n, category: .contacts, type: "contact-name")
+                b.addNamePartDigests(n, category: .contacts, type: "contact-name")
+            }
             for e in c.emails { b.addEmail(e, category: .contacts, type: "contact-email") }
             for p in c.phones { b.addPhone(p, region: region, category: .contacts, type: "contact-phone") }
         }
@@ -166,7 +177,8 @@ public struct KnownValueMatcher: Sendable {
         }
         self.tables = Tables(variants: b.patterns, targets: b.targets, phoneDigits: b.phoneDigits,
                              nameParts: parts, splitNames: split, namePartLengths: lengths,
-                             namePartHashes: parts.keys.map { fnv1a($0.utf8) }, latitude: profile.location?.latitude,
+                             namePartHashes: parts.keys.map { fnv1a($0.utf8) }, truncatedDigests: b.truncatedDigests,
+                             latitude: profile.location?.latitude,
                              narrowTransitions: narrowTransitions)
         self.location = profile.location
         self.spanLaneBias = SpanLanes.bias(namePartLengthBits: namePartLengthBits, namePartLengths: lengths.isEmpty ? 0 : 1,
@@ -224,8 +236,12 @@ public struct KnownValueMatcher: Sendable {
                 for f in 0..<count {
                     bytes(f).withUnsafeBufferPointer { buf in
                         matcher.forEachMatch(in: buf) { m in
-                            let hit = UnsafeBufferPointer(rebasing: buf[m.start..<m.end])
+                            var hit = UnsafeBufferPointer(rebasing: buf[m.start..<m.end])
                             let p = m.pattern
+                            if p >= 0, p < tables.truncatedDigests.count, !tables.truncatedDigests[p].isEmpty {
+                                guard let end = Self.truncatedDigestEnd(buf, start: m.start, digest: tables.truncatedDigests[p]) else { return }
+                                hit = UnsafeBufferPointer(rebasing: buf[m.start..<end])
+                            }
                             let own = p >= 0 && p + 1 < starts.count ? UnsafeBufferPointer(rebasing: flat[starts[p]..<starts[p + 1]]) : nil
                             if let own, sameBytes(own, hit) {
                                 body(f, p, nil, tables.variantTexts[p], true)
@@ -242,6 +258,18 @@ public struct KnownValueMatcher: Sendable {
                 }
             }
         }
+    }
+
+    /// Where a truncated digest that starts at `start` (a match of its first hex digits) ends: the
+    /// hex run from there must be a prefix of `digest` (any case), shorter than it (the whole
+    /// digest is a variant of its own), and stand between word boundaries. Nil otherwise.
+    static func truncatedDigestEnd(_ buf: UnsafeBufferPointer<UInt8>, start: Int, digest: [UInt8]) -> Int? {
+        if start > 0, isASCIIAlnum(buf[start - 1]) { return nil }
+        var k = 0
+        while start + k < buf.count, k < digest.count, buf[start + k] | 0x20 == digest[k] { k += 1 }
+        let end = start + k
+        guard k >= VariantBuilder.minTruncatedDigest, k < digest.count, end >= buf.count || !isASCIIAlnum(buf[end]) else { return nil }
+        return end
     }
 
     /// Runs of digits with phone separators (`+33 (0)6 12-34.56 78`), normalized to digits.
@@ -432,14 +460,23 @@ private struct VariantBuilder {
     var targets: [KnownValueMatcher.Target] = []
     var phoneDigits: [String: [KnownValueMatcher.Target]] = [:]
     var seen: Set<String> = []
+    /// Pattern index of a truncated digest's first hex digits → the whole digest in lower-case hex.
+    var truncatedDigests: [Int: [UInt8]] = [:]
 
-    mutating func add(_ text: String, _ target: KnownValueMatcher.Target, caseSensitive: Bool = false, boundary: Bool = true) {
+    /// Shortest identifier form matched without word boundaries (`addForms`' `gluedForms`).
+    static let minGluedLength = 16
+    /// Hex digits of a digest's prefix matched as a truncated digest.
+    static let minTruncatedDigest = 16
+
+    @discardableResult
+    mutating func add(_ text: String, _ target: KnownValueMatcher.Target, caseSensitive: Bool = false, boundary: Bool = true) -> Bool {
         let bytes = Array(text.utf8)
-        guard bytes.count >= 5 else { return }
+        guard bytes.count >= 5 else { return false }
         let key = "\(caseSensitive ? text : text.lowercased())|\(target.category)|\(target.type)"
-        guard seen.insert(key).inserted else { return }
+        guard seen.insert(key).inserted else { return false }
         patterns.append(.init(bytes: bytes, caseSensitive: caseSensitive, wordBoundary: boundary))
         targets.append(target)
+        return true
     }
 
     func target(_ c: FindingCategory, _ t: String, _ transform: ValueTransform, _ v: String) -> KnownValueMatcher.Target {
@@ -448,9 +485,13 @@ private struct VariantBuilder {
 
     /// Plain, percent-encoded, hex and base64 forms of each written form, and digests of each
     /// (written and case-normalized) form.
-    mutating func addForms(_ forms: [String], digestForms: [String], category: FindingCategory, type: String, value: String) {
+    mutating func addForms(_ forms: [String], digestForms: [String], category: FindingCategory, type: String, value: String,
+                           gluedForms: Bool = false) {
         for f in forms {
-            add(f, target(category, type, .plain, value))
+            // An identifier of 16 characters or more with letters is found glued to a prefix too
+            // (`AND<android id>`, `__g<ad id without dashes>`): no other value holds it by chance.
+            let glued = gluedForms && f.utf8.count >= VariantBuilder.minGluedLength && f.contains(where: \.isLetter)
+            add(f, target(category, type, .plain, value), boundary: !glued)
             let pe = String(decoding: ByteCodecs.percentEncode(Array(f.utf8)), as: UTF8.self)
             if pe != f {
                 add(pe, target(category, type, .url, value))
@@ -466,7 +507,14 @@ private struct VariantBuilder {
         for f in digestForms {
             for alg in DigestAlgorithm.allCases {
                 let d = alg.digest(Array(f.utf8))
-                add(hexString(d), target(category, type, .digest(alg), value))
+                let hex = hexString(d)
+                add(hex, target(category, type, .digest(alg), value))
+                // Its first 16 hex digits, confirmed as the start of a longer prefix of the digest
+                // (`truncatedDigests`): discovery lists and ids send truncated hashes.
+                if add(String(hex.prefix(VariantBuilder.minTruncatedDigest)), target(category, type, .truncatedDigest(alg), value),
+                       boundary: false) {
+                    truncatedDigests[patterns.count - 1] = Array(hex.utf8)
+                }
                 let b64 = String(decoding: ByteCodecs.base64Encode(d), as: UTF8.self)
                 add(String(b64.prefix(while: { $0 != "=" })), target(category, type, .digestInBase64(alg), value), caseSensitive: true, boundary: false)
             }
@@ -506,7 +554,7 @@ private struct VariantBuilder {
         let unique = Array(Set(forms)).sorted()
         var digestForms: [String] = []
         for f in unique { digestForms += [f, f.lowercased(), f.uppercased()] }
-        addForms(unique, digestForms: Array(Set(digestForms)).sorted(), category: category, type: type, value: v)
+        addForms(unique, digestForms: Array(Set(digestForms)).sorted(), category: category, type: type, value: v, gluedForms: true)
     }
 
     mutating func addEmail(_ raw: String, category: FindingCategory, type: String) {
@@ -527,6 +575,24 @@ private struct VariantBuilder {
                  category: category, type: type, value: v)
     }
 
+    /// Digests of each part of a name (first and last name hashed apart, as advanced-matching
+    /// APIs send them: lower case, accents kept or folded).
+    mutating func addNamePartDigests(_ raw: String, category: FindingCategory, type: String) {
+        let v = raw.trimmingASCIISpaces()
+        let words = v.split(separator: " ").map(String.init).filter { $0.count >= 2 }
+        guard words.count >= 2 else { return }
+        var forms: [String] = []
+        for w in words {
+            forms.append(w.lowercased())
+            forms.append(w.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil).lowercased())
+        }
+        for f in Array(Set(forms)).sorted() {
+            for alg in DigestAlgorithm.allCases {
+                add(hexString(alg.digest(Array(f.utf8))), target(category, type, .digest(alg), v))
+            }
+        }
+    }
+
     mutating func addPhone(_ raw: String, region: String?, category: FindingCategory, type: String) {
         let t = target(category, type, .plain, raw)
         guard let e164 = PhoneNumbers.e164Digits(raw, region: region) else {
@@ -540,7 +606,7 @@ private struct VariantBuilder {
         var forms = ["+" + e164] + digitForms
         forms.append(raw.trimmingASCIISpaces())
         let national = digitForms.count > 2 ? digitForms[2] : e164
-        addForms(Array(Set(forms)).sorted(), digestForms: Array(Set(["+" + e164, e164, national, "00" + e164])).sorted(),
+        addForms(Array(Set(forms)).sorted(), digestForms: Array(Set(["+" + e164, e164, national, "00" + e164] + digitForms)).sorted(),
                  category: category, type: type, value: raw)
     }
 }

@@ -265,7 +265,9 @@ func isStretchByte(_ b: UInt8) -> Bool {
 }
 
 /// A byte with a check of its own (`checkByte`): `\` (JSON escapes), `%` (percent-escapes), the
-/// second byte of gzip (0x8B) or zlib (0x01, 0x5E, 0x9C, 0xDA) magic.
+/// second byte of gzip (0x8B) or zlib (0x01, 0x5E, 0x9C, 0xDA) magic, the second byte of a degree
+/// sign `°` or `º` (0xB0, 0xBA after 0xC2: coordinates in degrees-minutes-seconds).
 func hasCheckOfItsOwn(_ b: UInt8) -> Bool {
     b == UInt8(ascii: "\\") || b == UInt8(ascii: "%") || b == 0x8B || b == 0x01 || b == 0x5E || b == 0x9C || b == 0xDA
+        || b == 0xB0 || b == 0xBA
 }

@@ -50,7 +50,7 @@ extension KnownValueMatcher {
         m > abs(latitude) - 1.1 && m < abs(latitude) + 0.1
     }
 
-    /// A byte with a check of its own: JSON escapes, percent-escapes, compression magic (decimal
+    /// A byte with a check of its own: JSON escapes, percent-escapes, compression magic, degree signs (decimal
     /// points near the latitude are the automaton's, see `coordinateDotPatterns`).
     func checkByte(_ p: UnsafeBufferPointer<UInt8>, at i: Int, base: Int, into out: inout [Range<Int>]) {
         let n = p.count
@@ -66,6 +66,9 @@ extension KnownValueMatcher {
                 let first = p[i - 1]
                 if (b == 0x8B && first == 0x1F) || (b != 0x8B && first == 0x78) { out.appendSpan((base + i - 1)..<(base + i + 1)) }
             }
+        case 0xB0, 0xBA:
+            // A degree sign: the walk reads degrees-minutes-seconds around it (`MarkedCoordinates`).
+            if i > 0, p[i - 1] == 0xC2 { out.appendSpan((base + i - 1)..<(base + i + 1)) }
         default: break
         }
     }

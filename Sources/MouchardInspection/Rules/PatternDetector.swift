@@ -4,31 +4,52 @@ import MouchardWire
 /// Pattern mode (no device profile): finds values shaped like user data (UUIDs, IMEIs, MACs,
 /// phone numbers, e-mails...) with byte-level scanners, validates them (Luhn, ranges, country
 /// plans), drops known non-identifiers, and weighs the key names around them.
-struct PatternDetector {
+///
+/// Made once per inspector: the rules' key hints are resolved once per distinct key pair
+/// (`KeyVocabulary`) and each rule's shape is read into what a field must have for it
+/// (`ShapeNeed`), so a field costs a cache look-up and one pass over its bytes (`ValueShape`);
+/// only the rules its names and its shape allow are scanned for.
+struct PatternDetector: Sendable {
     let rules: [PatternRule]
+    private let vocabulary: KeyVocabulary
+    /// The regex prefilters of `ShapeNeed.folded`.
+    private let searches: [FoldedKeySearch]
+    /// The location rules, read from number groups rather than fields.
+    private let locationRules: [PatternRule]
 
-    init(rules: RuleSet) { self.rules = rules.rules }
+    init(rules: RuleSet) {
+        self.rules = rules.rules
+        var searches: [FoldedKeySearch] = []
+        let needs = rules.rules.map { ShapeNeed($0, searches: &searches) }
+        self.searches = searches
+        vocabulary = KeyVocabulary(rules.rules, needs: needs, places: rules.rules.map { FieldPlace.bits(of: $0.places) }) {
+            $0.category == .location
+        }
+        locationRules = rules.rules.filter { $0.category == .location }
+    }
 
     func detect(_ extracted: FieldExtractor.Result, into out: inout DetectionSet) {
-        let path = KeyName(tokens: keyTokens(extracted.path))
-        var keyCache: [String: KeyName] = [:]
-        func name(_ k: String) -> KeyName {
-            if let n = keyCache[k] { return n }
-            let n = KeyName(k)
-            keyCache[k] = n
-            return n
-        }
+        // The URL path's key, read when a rule with path hints is first reached.
+        var pathName: KeyName?
         for field in extracted.fields {
-            let place = placeOf(field.origin.location)
-            let key = name(field.origin.key), parent = name(field.origin.parentKey)
-            for index in rules.indices {
-                // Only the fields needed for the cheap exits are read from the array: passing the
-                // element copies (retains and releases every field of) the whole rule.
-                guard rules[index].category != .location, rules[index].places.isEmpty || rules[index].places.contains(place) else { continue }
-                let keyScore = PatternRule.score(keys: rules[index].keys, parentKeys: rules[index].parentKeys, pathKeys: rules[index].pathKeys,
-                                                 base: rules[index].base, key: key, parent: parent, path: path)
-                // Even a perfect candidate could not reach the threshold.
-                guard keyScore + max(0, rules[index].uppercaseWeight) >= rules[index].threshold else { continue }
+            let candidates = vocabulary.candidates(key: field.origin.key, parent: field.origin.parentKey)
+            guard !candidates.isEmpty else { continue }
+            let place = FieldPlace.bit(of: field.origin.location)
+            var shape: ValueShape?
+            for candidate in candidates {
+                guard candidate.places == 0 || candidate.places & place != 0 else { continue }
+                let index = candidate.rule
+                var url = 0.0
+                if candidate.readsPath {
+                    if pathName == nil { pathName = KeyName(tokens: keyTokens(extracted.path)) }
+                    url = PatternRule.pathScore(rules[index].pathKeys, pathName!)
+                }
+                let keyScore = candidate.lead + url + candidate.penalty
+                // Even a perfect candidate could not reach the threshold (checked when the key was
+                // resolved for the rules without path hints).
+                guard !candidate.readsPath || keyScore + max(0, rules[index].uppercaseWeight) >= rules[index].threshold else { continue }
+                if shape == nil { shape = ValueShape(field.bytes) }
+                guard candidate.need.mayMatch(&shape!, searches: searches) else { continue }
                 detect(rules[index], keyScore: keyScore, in: field, into: &out)
             }
         }
@@ -47,7 +68,7 @@ struct PatternDetector {
                 score += rule.uppercaseWeight
             }
             if candidate.count != whole.count, !isTypedIdentifier(candidate, in: whole) { score += rule.embeddedWeight }
-            guard score >= rule.threshold else { continue }
+            guard score >= rule.threshold, mayPassNameValidators(rule, candidate) else { continue }
             let text = String(decoding: candidate, as: UTF8.self)
             guard valid(rule, text) else { continue }
             out.add(Detection(category: rule.category, type: rule.type, origin: field.origin,
@@ -56,6 +77,15 @@ struct PatternDetector {
                               what: describe(category: rule.category, type: rule.type)))
             return
         }
+    }
+
+    /// False when `rule` wants a name (`name-word`, `person-name`) and `candidate`'s first word
+    /// starts with a lower-case ASCII letter, a digit or `_` (event names such as `app_open`): the
+    /// validators would turn it down, and it is not made text for them.
+    func mayPassNameValidators(_ rule: PatternRule, _ candidate: ArraySlice<UInt8>) -> Bool {
+        guard rule.validators.contains(where: { $0 == .nameWord || $0 == .personName }),
+              let first = candidate.first(where: { $0 != 0x20 }) else { return true }
+        return !((first >= 0x61 && first <= 0x7A) || (first >= 0x30 && first <= 0x39) || first == 0x5F)
     }
 
     /// `candidate` is the rest of `whole` after a short type label and a colon (`$device:<IDFV>`,
@@ -71,18 +101,11 @@ struct PatternDetector {
     /// Longest type label of a typed identifier (`$device`, `advertising_id`).
     static let typeLabelLength = 16
 
-    func placeOf(_ location: String) -> String {
-        if let c = location.firstIndex(of: ":") { return String(location[..<c]) }
-        return location
-    }
-
     // MARK: location
 
     /// A coordinate pair without a profile: two numbers with ≥ 2 decimals in latitude/longitude
     /// ranges, under latitude/longitude-like keys, or one string under a location-like key.
     func detectCoordinates(_ group: NumberGroup, into out: inout DetectionSet) {
-        let locationRules = rules.filter { $0.category == .location }
-        guard !locationRules.isEmpty else { return }
         for rule in locationRules {
             let minDecimals = rule.minLength > 1 ? rule.minLength : 2
             for (a, b) in group.candidatePairs() {
@@ -91,6 +114,7 @@ struct PatternDetector {
                 var score: Double
                 if group.fromOneString {
                     score = rule.score(key: group.containerKey, parentKey: "")
+                    if group.marked { score = max(score, rule.threshold) } // hemisphere letters, degree signs
                     // A URL path segment that is exactly two precise numbers (`/forecast/47.0810,2.3988`)
                     // is a coordinate pair by its structure, whatever segment precedes it.
                     if group.prefix == "url", group.members.count == 2, a.decimals >= Self.pathPairDecimals,
@@ -236,26 +260,25 @@ struct PatternDetector {
     // MARK: validation
 
     func valid(_ rule: PatternRule, _ text: String) -> Bool {
-        if rule.exclusions.contains(text.lowercased()) { return false }
+        if !rule.exclusions.isEmpty, rule.exclusions.contains(text.lowercased()) { return false }
         for v in rule.validators {
             switch v {
             case .luhn: if !luhn(text) { return false }
             case .notAllSame:
-                let core = text.lowercased().filter { $0.isLetter || $0.isNumber }
-                if Set(core).count <= 1 { return false }
+                if CandidateText.hasAtMostOneAlnum(text) { return false }
             case .mixedLettersDigits:
-                if !(text.contains(where: \.isLetter) && text.contains(where: \.isNumber)) { return false }
+                if !(CandidateText.hasLetter(text) && CandidateText.hasNumber(text)) { return false }
             case .hasLetters:
-                if !text.contains(where: \.isLetter) { return false }
+                if !CandidateText.hasLetter(text) { return false }
             case .iccid:
-                let d = PhoneNumbers.digits(text)
+                let d = CandidateText.digits(text)
                 if !(d.hasPrefix("89") && (18...20).contains(d.count) && luhn(d)) { return false }
             case .imsi:
-                let d = PhoneNumbers.digits(text)
+                let d = CandidateText.digits(text)
                 guard d.count == 15, let mcc = Int(d.prefix(3)), (200...799).contains(mcc) else { return false }
             case .e164:
                 let t = text.trimmingASCIISpaces()
-                var d = PhoneNumbers.digits(t)
+                var d = CandidateText.digits(t)
                 if t.hasPrefix("+") {
                     if !PhoneNumbers.isPlausibleInternational(d) { return false }
                 } else if d.hasPrefix("00") {
@@ -277,28 +300,56 @@ struct PatternDetector {
                 // Event, screen and product names look like names too ("Add To Cart", "Home Screen").
                 if words.contains(where: { nonNameWords.contains($0.lowercased()) }) { return false }
             case .notRoleAccount:
-                let localPart = text.lowercased().split(separator: "@").first.map(String.init) ?? ""
-                let roles = ["support", "contact", "info", "help", "noreply", "no-reply", "donotreply", "do-not-reply", "admin", "sales",
-                             "feedback", "hello", "privacy", "team", "service", "careers", "jobs", "press", "media", "billing", "abuse",
-                             "postmaster", "webmaster", "security", "dpo", "legal", "orders", "order", "newsletter", "marketing",
-                             "notifications", "notification", "mailer", "bounce", "bounces", "reply", "accounts", "office", "care",
-                             "customerservice", "customercare", "enquiries", "inquiries", "partners", "booking", "bookings", "reservations",
-                             // the same roles in other languages (help, support, contact, customer service)
-                             "hilfe", "kontakt", "kundenservice", "kundendienst", "suporte", "soporte", "contato", "contacto",
-                             "atendimento", "ayuda", "aiuto", "assistenza", "assistance", "aide", "sav", "klantenservice"]
-                if roles.contains(where: { localPart == $0 || localPart.hasPrefix($0 + ".") || localPart.hasPrefix($0 + "-") || localPart.hasPrefix($0 + "+") }) { return false }
+                if isRoleAccount(text) { return false }
             }
         }
         return true
     }
 }
 
+/// The address's local part (lower-cased) is a role's, not a person's: a role word alone or
+/// followed by `.`, `-` or `+` (`support`, `no-reply+eu`, `info.de`).
+func isRoleAccount(_ address: String) -> Bool {
+    // Compared as bytes when ASCII (as characters they are the same); otherwise as characters.
+    guard let lower = CandidateText.lowercasedASCII(address) else {
+        let localPart = address.lowercased().split(separator: "@").first.map(String.init) ?? ""
+        return roleAccounts.contains { localPart == $0 || localPart.hasPrefix($0 + ".") || localPart.hasPrefix($0 + "-") || localPart.hasPrefix($0 + "+") }
+    }
+    // The first part between `@`s that is not empty.
+    let start = lower.firstIndex { $0 != UInt8(ascii: "@") } ?? lower.endIndex
+    let end = lower[start...].firstIndex(of: UInt8(ascii: "@")) ?? lower.endIndex
+    let localPart = lower[start..<end]
+    for role in roleAccountBytes where localPart.count >= role.count {
+        var same = true
+        for (k, b) in role.enumerated() where localPart[start + k] != b {
+            same = false
+            break
+        }
+        guard same else { continue }
+        if localPart.count == role.count { return true }
+        let next = localPart[start + role.count]
+        if next == UInt8(ascii: ".") || next == UInt8(ascii: "-") || next == UInt8(ascii: "+") { return true }
+    }
+    return false
+}
+
+/// Local parts of role accounts (`not-role-account`).
+let roleAccounts = ["support", "contact", "info", "help", "noreply", "no-reply", "donotreply", "do-not-reply", "admin", "sales",
+                    "feedback", "hello", "privacy", "team", "service", "careers", "jobs", "press", "media", "billing", "abuse",
+                    "postmaster", "webmaster", "security", "dpo", "legal", "orders", "order", "newsletter", "marketing",
+                    "notifications", "notification", "mailer", "bounce", "bounces", "reply", "accounts", "office", "care",
+                    "customerservice", "customercare", "enquiries", "inquiries", "partners", "booking", "bookings", "reservations",
+                    // the same roles in other languages (help, support, contact, customer service)
+                    "hilfe", "kontakt", "kundenservice", "kundendienst", "suporte", "soporte", "contato", "contacto",
+                    "atendimento", "ayuda", "aiuto", "assistenza", "assistance", "aide", "sav", "klantenservice"]
+private let roleAccountBytes = roleAccounts.map { Array($0.utf8) }
+
 /// A phone number as a field named for one holds it: international (`+`, `00`, or E.164 digits
 /// without `+` that fit a country plan), or national with a trunk `0` (9 to 13 digits) or an area
 /// code in parentheses (`(303) 555-0147`, `(51) 99876-5432`: 10 or 11 digits).
 func plausiblePhone(_ text: String) -> Bool {
     let t = text.trimmingASCIISpaces()
-    let d = PhoneNumbers.digits(t)
+    let d = CandidateText.digits(t)
     if t.hasPrefix("+") { return PhoneNumbers.isPlausibleInternational(d) }
     if d.hasPrefix("00") { return PhoneNumbers.isPlausibleInternational(String(d.dropFirst(2))) }
     if d.hasPrefix("0") { return (9...13).contains(d.count) }

@@ -151,6 +151,14 @@ extension PatternRule {
     /// array without copying the whole rule.
     static func score(keys: [KeyHint], parentKeys: [KeyHint], pathKeys: [KeyHint], base: Double,
                       key: KeyName, parent: KeyName, path: KeyName) -> Double {
+        let (lead, penalty) = keyScore(keys: keys, parentKeys: parentKeys, base: base, key: key, parent: parent)
+        return lead + pathScore(pathKeys, path) + penalty
+    }
+
+    /// The score's parts the field's names give: `base` plus the strongest positive hint of the key
+    /// or the parent key, and the strongest negative hint of either. The score is
+    /// `lead + pathScore + penalty`, added in that order.
+    static func keyScore(keys: [KeyHint], parentKeys: [KeyHint], base: Double, key: KeyName, parent: KeyName) -> (lead: Double, penalty: Double) {
         func hintScore(_ hints: [KeyHint], _ k: KeyName) -> (Double, Double) {
             guard !hints.isEmpty, !k.joined.isEmpty else { return (0, 0) }
             var pos = 0.0, neg = 0.0
@@ -161,11 +169,14 @@ extension PatternRule {
         }
         let (kp, kn) = hintScore(keys, key)
         let (pp, pn) = hintScore(parentKeys, parent)
+        return (base + max(kp, pp), min(kn, pn))
+    }
+
+    /// What the URL path's hints add: the strongest that matches (0 when none does).
+    static func pathScore(_ pathKeys: [KeyHint], _ path: KeyName) -> Double {
         var url = 0.0
-        if !pathKeys.isEmpty {
-            for h in pathKeys where h.matches(tokens: path.tokens, joined: path.joined) { url = max(url, h.weight) }
-        }
-        return base + max(kp, pp) + url + min(kn, pn)
+        for h in pathKeys where h.matches(tokens: path.tokens, joined: path.joined) { url = max(url, h.weight) }
+        return url
     }
 }
 

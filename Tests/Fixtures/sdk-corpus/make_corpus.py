@@ -1359,31 +1359,34 @@ def form_style(d):
     return [r]
 
 
-def exif_jpeg(lat, lon):
-    """A minimal JPEG with an Exif APP1 carrying a GPS IFD (rationals, with Ref fields), big-endian TIFF."""
+def exif_jpeg(lat, lon, little=False):
+    """A minimal JPEG with an Exif APP1 carrying a GPS IFD (rationals, with Ref fields), big-endian TIFF
+    (`MM`) unless `little` (`II`, as most phone cameras write it)."""
+    o = "<" if little else ">"
+
     def rationals(x):
         x = abs(x)
         deg = int(x)
         minutes = int((x - deg) * 60)
         sec100 = int(round((x - deg - minutes / 60) * 3600 * 100))
-        return struct.pack(">IIIIII", deg, 1, minutes, 1, sec100, 100)
+        return struct.pack(o + "IIIIII", deg, 1, minutes, 1, sec100, 100)
     entries = [(1, 2, 2, (b"N" if lat >= 0 else b"S") + b"\x00\x00\x00"), (2, 5, 3, rationals(lat)),
                (3, 2, 2, (b"E" if lon >= 0 else b"W") + b"\x00\x00\x00"), (4, 5, 3, rationals(lon))]
     ifd0_offset = 8
-    ifd0 = struct.pack(">H", 1)
+    ifd0 = struct.pack(o + "H", 1)
     gps_offset = ifd0_offset + 2 + 12 + 4
-    ifd0 += struct.pack(">HHII", 0x8825, 4, 1, gps_offset) + struct.pack(">I", 0)
+    ifd0 += struct.pack(o + "HHII", 0x8825, 4, 1, gps_offset) + struct.pack(o + "I", 0)
     gps_size = 2 + 12 * len(entries) + 4
     data_offset = gps_offset + gps_size
-    gps, extra = struct.pack(">H", len(entries)), b""
+    gps, extra = struct.pack(o + "H", len(entries)), b""
     for tag, typ, count, value in entries:
         if len(value) <= 4:
-            gps += struct.pack(">HHI", tag, typ, count) + value[:4].ljust(4, b"\x00")
+            gps += struct.pack(o + "HHI", tag, typ, count) + value[:4].ljust(4, b"\x00")
         else:
-            gps += struct.pack(">HHII", tag, typ, count, data_offset + len(extra))
+            gps += struct.pack(o + "HHII", tag, typ, count, data_offset + len(extra))
             extra += value
-    gps += struct.pack(">I", 0)
-    tiff = b"MM\x00\x2a" + struct.pack(">I", ifd0_offset) + ifd0 + gps + extra
+    gps += struct.pack(o + "I", 0)
+    tiff = (b"II\x2a\x00" if little else b"MM\x00\x2a") + struct.pack(o + "I", ifd0_offset) + ifd0 + gps + extra
     app1 = b"Exif\x00\x00" + tiff
     return (b"\xff\xd8" + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1
             + b"\xff\xdb\x00\x43\x00" + bytes(range(1, 65)) + b"\xff\xd9")
@@ -1407,9 +1410,75 @@ def multipart_style(d):
     return [r]
 
 
+# ---- first-party requests for the encoding families the SDKs above do not show (issue 15, point 2)
+def encoding_families(d):
+    v = d["v"]
+    app = d["app"]
+    o = d["owner"]
+    ios = d["platform"] == "ios"
+    ua = ua_for(d, "CFNetwork/1568" if ios else "okhttp/4.12.0")
+    vid, vtype = vendor_id(d)
+    far = d["far"]
+    out = []
+    # EXIF GPS in a raw image body, little-endian TIFF (`II`)
+    lat, lon = near(d, -0.0004, 0.0006, 6)
+    r = Req("app:families", "PUT", f"https://{app['host']}/v1/me/avatar", body=exif_jpeg(lat, lon, little=True), mime="image/jpeg", ua=ua)
+    out.append(r.leak("location", "coordinates", "body", "exif-gps", form="EXIF GPS, little-endian TIFF, raw image/jpeg body"))
+    # a photo taken in another city (imported from the gallery): not where the device is
+    r = Req("app:families", "POST", f"https://{app['host']}/v1/gallery/import", body=exif_jpeg(far[0], far[1]), mime="image/jpeg", ua=ua)
+    out.append(r.neg("far-coordinates", "body", "EXIF GPS of a photo taken in another city"))
+    # hemisphere letters before the numbers, space separator
+    lat, lon = near(d, 0.0008, -0.0002, 5)
+    hl = f"{'N' if lat >= 0 else 'S'}{abs(lat)} {'E' if lon >= 0 else 'W'}{abs(lon)}"
+    r = Req("app:families", "GET", f"https://{app['host']}/v1/weather?at={quote(hl, safe='')}&units=metric", ua=ua)
+    out.append(r.leak("location", "coordinates", "query:at", "url", form="hemisphere letters before, space"))
+    # degrees-minutes-seconds with prime signs, raw UTF-8 in JSON (no escape anywhere)
+    lat, lon = near(d, -0.0007, -0.0004, 6)
+    a, b = dms(lat, "N", "S"), dms(lon, "E", "W")
+    far_a, far_b = dms(far[0], "N", "S"), dms(far[1], "E", "W")
+    r = Req("app:families", "POST", f"https://{app['host']}/v1/sightings", body=jdump(
+        {"species": "heron", "pos": f"{a[0]}°{a[1]}′{a[2]:.2f}″{a[3]}, {b[0]}°{b[1]}′{b[2]:.2f}″{b[3]}",
+         "reported_from": f"{far_a[0]}°{far_a[1]}′{far_a[2]:.1f}″{far_a[3]} {far_b[0]}°{far_b[1]}′{far_b[2]:.1f}″{far_b[3]}"}),
+        mime="application/json", ua=ua)
+    out.append(r.leak("location", "coordinates", "body:$.pos", form="DMS with prime signs, raw UTF-8")
+               .neg("far-coordinates", "body:$.reported_from", "DMS of another city"))
+    # a binary telemetry record: Java writeUTF strings, then float64 little-endian lat/lon
+    lat, lon = near(d, 0.0002, 0.0003, 6)
+    body = (struct.pack(">HI", 3, 7) + write_utf(app["bundle"]) + write_utf(vid) + struct.pack(">q", v.ms(200))
+            + struct.pack("<dd", lat, lon) + struct.pack("<f", 12.5) + bytes(v.rng.getrandbits(8) for _ in range(16)))
+    r = Req("app:families", "POST", f"https://{app['host']}/v1/telemetry/bin", body=body, mime="application/octet-stream", ua=ua)
+    out.append(r.leak("device-id", vtype, "body", "writeUTF").leak("location", "coordinates", "body", "float64 LE")
+               .neg("timestamp", "body", "int64 milliseconds").neg("random-bytes", "body", "trailing MAC"))
+    # float32 big-endian pair
+    lat, lon = near(d, -0.0003, -0.0006, 4)
+    body = b"\x02\x01" + struct.pack(">ff", lat, lon) + struct.pack(">I", v.ms(210) // 1000) + bytes(v.rng.getrandbits(8) for _ in range(12))
+    r = Req("app:families", "POST", f"https://{app['host']}/v1/telemetry/fix", body=body, mime="application/octet-stream", ua=ua)
+    out.append(r.leak("location", "coordinates", "body", "float32 BE").neg("timestamp", "body", "uint32 seconds"))
+    # a binary record with only someone else's place and a random install id
+    body = (struct.pack(">HI", 3, 8) + write_utf(v.uuid()) + struct.pack(">dd", far[0], far[1])
+            + bytes(v.rng.getrandbits(8) for _ in range(32)))
+    r = Req("app:families", "POST", f"https://{app['host']}/v1/telemetry/route", body=body, mime="application/octet-stream", ua=ua)
+    out.append(r.neg("far-coordinates", "body", "float64 BE destination in another city").neg("install-id", "body", "random UUID (writeUTF)")
+               .neg("random-bytes", "body"))
+    # truncated hashes: MD5 of the e-mail cut to 16 hex, upper case; the app's support address likewise (not the user's)
+    eh = md5(o["email"].lower())[:16].upper()
+    sh = sha256(app["support"])[:20]
+    r = Req("app:families", "GET", f"https://{app['host']}/v1/match?hashed_email={eh}&support={sh}&v=2", ua=ua)
+    out.append(r.leak("email", "email", "query:hashed_email", "md5", form="first 16 hex, upper case")
+               .neg("support-email", "query:support", "truncated SHA-256 of the app's own support address"))
+    # prefixed identifiers: the vendor id glued to a prefix, without dashes; a build tag glued likewise
+    glued = "ID_" + vid.replace("-", "").lower()
+    r = Req("app:families", "POST", f"https://{app['host']}/v1/session", body=jdump(
+        {"device_id": glued, "release": "REL_" + v.hex(40), "seq": 4}), mime="application/json", ua=ua)
+    out.append(r.leak("device-id", vtype, "body:$.device_id", "prefix", form="ID_ + id without dashes")
+               .neg("build-hash", "body:$.release", "REL_ + build hash"))
+    return out
+
+
 SDKS = [firebase_analytics, crashlytics, admob, meta, adjust, appsflyer, branch, kochava, amplitude, mixpanel, segment, braze,
         onesignal, clevertap, moengage, flurry, sentry, datadog, newrelic, unity_ads, applovin, ironsource, criteo, singular,
-        bugsnag, appcenter, first_party_rest, first_party_identity, graphql, jsonrpc, contact_uploads, form_style, multipart_style]
+        bugsnag, appcenter, first_party_rest, first_party_identity, graphql, jsonrpc, contact_uploads, form_style, multipart_style,
+        encoding_families]
 
 
 # ---------------------------------------------------------------- HAR and labels
