@@ -10,6 +10,7 @@
 # Usage: bench/h2.sh [SECONDS]   (default 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bench/peers.sh
 SECS=${1:-10}
 for tool in h2load nginx socat mitmdump openssl; do
     command -v "$tool" >/dev/null || { echo "bench/h2.sh: $tool is missing" >&2; exit 2; }
