@@ -1,5 +1,6 @@
-# Sourced by the benchmarks that load a proxy: the HTTPS origin's test CA and certificate, and a
-# one-worker nginx origin answering a 97-byte body.
+# Sourced by the benchmarks that load a proxy: the HTTPS origin's test CA and certificate, a
+# one-worker nginx origin answering a 97-byte body, and the helpers that start, wait for, measure
+# and stop the proxies.
 
 # origin_certificates DIR NAME IP: DIR/ca.pem (the CA to trust), DIR/srv.pem and DIR/srv.key (a
 # P-256 certificate for NAME and IP signed by it).
@@ -14,10 +15,10 @@ origin_certificates() {
     -days 2 -extfile "$dir/ext.cnf" 2>/dev/null
 }
 
-# origin_nginx DIR HTTP_ADDR:PORT HTTPS_ADDR:PORT: starts nginx (plain HTTP on the first address,
-# HTTPS with DIR/srv.pem on the second) and prints its pid.
+# origin_nginx DIR HTTP_ADDR:PORT HTTPS_ADDR:PORT [http2]: starts nginx (plain HTTP on the first
+# address, HTTPS with DIR/srv.pem on the second, offering h2 too with `http2`) and prints its pid.
 origin_nginx() {
-  local dir=$1 http=$2 https=$3
+  local dir=$1 http=$2 https=$3 h2=${4:-}
   mkdir -p "$dir/nginx"
   cat > "$dir/nginx.conf" <<CONF
 worker_processes 1;
@@ -30,7 +31,7 @@ http {
   client_body_temp_path $dir/nginx; proxy_temp_path $dir/nginx; fastcgi_temp_path $dir/nginx;
   uwsgi_temp_path $dir/nginx; scgi_temp_path $dir/nginx;
   server { listen $http; location / { return 200 "$(head -c 96 /dev/zero | tr '\0' 'x')\n"; } }
-  server { listen $https ssl; ssl_certificate $dir/srv.pem; ssl_certificate_key $dir/srv.key;
+  server { listen $https ssl $h2; ssl_certificate $dir/srv.pem; ssl_certificate_key $dir/srv.key;
            location / { return 200 "$(head -c 96 /dev/zero | tr '\0' 'y')\n"; } }
 }
 CONF
@@ -38,3 +39,19 @@ CONF
   sleep 0.5
   cat "$dir/nginx.pid"
 }
+
+# peak_rss_mb PID...: the sum of VmHWM over the given pids and their children, in MB.
+peak_rss_mb() {
+  local total=0 p
+  for p in $(for q in "$@"; do echo "$q"; pgrep -P "$q" 2>/dev/null || true; done | sort -u); do
+    local kb; kb=$(awk '/VmHWM/{print $2}' "/proc/$p/status" 2>/dev/null || echo 0)
+    total=$((total + ${kb:-0}))
+  done
+  echo $((total / 1024))
+}
+
+# wait_port PORT: waits (10 s at most) until something listens on 127.0.0.1:PORT.
+wait_port() { for _ in $(seq 100); do (echo > /dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 did not open" >&2; return 1; }
+
+# stop_proxy PID: SIGINT, then SIGKILL after 5 s.
+stop_proxy() { kill -INT "$1" 2>/dev/null || true; for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; kill -9 "$1" 2>/dev/null || true; }

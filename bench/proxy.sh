@@ -65,7 +65,7 @@ wrk.path = "http://127.0.0.1:$O_HTTP/"
 wrk.headers["Host"] = "127.0.0.1:$O_HTTP"
 CONF
 
-peak_rss_mb() { # sum of VmHWM over the given pids and their children
+rss_mb() { # sum of VmHWM over the given pids and their children
   local total=0 p
   for p in $(for q in "$@"; do echo "$q"; pgrep -P "$q" 2>/dev/null || true; done | sort -u); do
     local kb; kb=$(awk '/VmHWM/{print $2}' "/proc/$p/status" 2>/dev/null || echo 0)
@@ -75,7 +75,6 @@ peak_rss_mb() { # sum of VmHWM over the given pids and their children
 }
 rss_mb() { awk '/VmRSS/{print int($2/1024)}' "/proc/$1/status"; }
 
-wait_port() { for _ in $(seq 100); do (echo > /dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 did not open" >&2; return 1; }
 
 start_proxy() { # name → sets PID
   case "$1" in
@@ -93,7 +92,6 @@ start_proxy() { # name → sets PID
   pids+=("$PID")
   wait_port "$PORT"
 }
-stop_proxy() { kill -INT "$1" 2>/dev/null || true; for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; kill -9 "$1" 2>/dev/null || true; }
 
 run_wrk() { # port → "rps p50 p99 errors"
   wrk -t2 -c64 -d"${SECS}s" --latency -s "$work/wrk.lua" "http://127.0.0.1:$1" > "$work/wrk.txt" 2>&1 || true

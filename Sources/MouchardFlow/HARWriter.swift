@@ -150,7 +150,8 @@ public struct HARWriter: Sendable {
             ("url", .string(url)),
             ("httpVersion", .string(r.head.version.description)),
             ("cookies", .array(cookies(r.headers.values(for: "Cookie").flatMap { $0.split(separator: ";") }))),
-            ("headers", headersValue(r.headers)),
+            ("headers", headersValue(r.headers, pseudo: r.head.version.major >= 2
+                ? [(":method", r.method), (":authority", r.authority), (":scheme", r.scheme), (":path", r.pathAndQuery)] : [])),
             ("queryString", .array(queryPairs(query(of: parts?.pathAndQuery ?? ""), plusIsSpace: false).map(nameValue))),
         ]
         if !r.body.isEmpty {
@@ -210,7 +211,7 @@ public struct HARWriter: Sendable {
             ("statusText", .string(r.head.reason)),
             ("httpVersion", .string(r.head.version.description)),
             ("cookies", .array(cookies(setCookies))),
-            ("headers", headersValue(r.headers)),
+            ("headers", headersValue(r.headers, pseudo: r.head.version.major >= 2 ? [(":status", String(r.status))] : [])),
             ("content", .object(content)),
             ("redirectURL", .string(r.headers["Location"] ?? "")),
             ("headersSize", .number("-1")),
@@ -231,8 +232,10 @@ public struct HARWriter: Sendable {
         return .object(v)
     }
 
-    static func headersValue(_ headers: HTTPHeaders) -> JSONValue {
-        .array(headers.map { nameValue(($0.name, $0.value)) })
+    /// The headers, after the pseudo-headers of an HTTP/2 or HTTP/3 message, first as Chrome lists
+    /// them (the reader drops pseudo-headers: the URL, method and status say the same).
+    static func headersValue(_ headers: HTTPHeaders, pseudo: [(String, String)] = []) -> JSONValue {
+        .array(pseudo.map(nameValue) + headers.map { nameValue(($0.name, $0.value)) })
     }
 
     static func nameValue(_ pair: (String, String)) -> JSONValue {

@@ -42,10 +42,6 @@ enum CaptureWarnings {
             let named = Dictionary(uniqueKeysWithValues: s.otherTransports.map { (transportName($0.key), $0.value) })
             lines.append("\(count(s.otherTransports.values.reduce(0, +), "IP packet")) of other transports not inspected: " + counts(named))
         }
-        if s.cleartextHTTP2Connections > 0 {
-            lines.append("\(count(s.cleartextHTTP2Connections, "connection")) speaking cleartext HTTP/2 (h2c, prior knowledge or Upgrade): "
-                + "detected, not decoded (their requests are not inspected)")
-        }
         if s.droppedBytes > 0 {
             lines.append("\(s.droppedBytes) bytes were dropped by memory caps (request bodies or out-of-order buffers beyond their limits)")
         }

@@ -59,8 +59,10 @@ public struct ExtractionStatistics: Sendable, Hashable {
     /// Application data records not decrypted because they carried only body bytes past the
     /// body cap (which are counted, not kept): neither opened nor authenticated.
     public var tlsRecordsSkipped = 0
-    /// Decrypted connections that negotiated HTTP/2, which is not decoded yet.
-    public var tlsHTTP2NotDecoded = 0
+    /// Connections decoded as HTTP/2 (cleartext or decrypted), and those whose decoding stopped
+    /// early (a malformed frame, an HPACK error: the streams complete before it are kept).
+    public var http2Connections = 0
+    public var http2Problems = 0
     /// Key log lines skipped (bad format, wrong secret length), from files and secrets blocks.
     public var keyLogWarnings = 0
     public var quicInitials = 0

@@ -20,7 +20,7 @@ public final class PcapFlowExtractor {
     /// give their handshake metadata only.
     public var keys: TLSKeyStore?
 
-    public private(set) var statistics = ExtractionStatistics()
+    public internal(set) var statistics = ExtractionStatistics()
     private var flows: [Flow] = []
     private var dnsObservations: [DNSObservation] = []
     private var warnings: [String] = []
@@ -139,8 +139,8 @@ public final class PcapFlowExtractor {
         if statistics.quicPacketsFailedAuthentication > 0 || statistics.quicPacketsMalformed > 0 || statistics.http3Problems > 0 {
             warnings.append("QUIC packets: \(statistics.quicPacketsFailedAuthentication) failed authentication, \(statistics.quicPacketsMalformed) malformed; HTTP/3: \(statistics.http3Problems) problems")
         }
-        if statistics.tlsHTTP2NotDecoded > 0 {
-            warnings.append("\(statistics.tlsHTTP2NotDecoded) decrypted connections negotiated HTTP/2, which is not decoded yet")
+        if statistics.http2Problems > 0 {
+            warnings.append("\(statistics.http2Problems) HTTP/2 connections could not be decoded to their end (see the warnings above)")
         }
         if let e = readError { warnings.append("reading stopped: \(e)") }
         var result = CaptureExtraction(flows: flows, dns: dnsObservations, destinations: destinations.summary(),
@@ -149,7 +149,7 @@ public final class PcapFlowExtractor {
         return result
     }
 
-    private func warn(_ s: String) {
+    func warn(_ s: String) {
         if warnings.count < PcapFlowExtractor.maxWarnings { warnings.append(s) } else { suppressedWarnings += 1 }
     }
 
@@ -216,8 +216,8 @@ public final class PcapFlowExtractor {
             case .established(let n):
                 c.negotiation = n
                 if n.alpn == "h2" {
-                    statistics.tlsHTTP2NotDecoded += 1
-                    c.protocols = [.ignored, .ignored]
+                    // Decrypted HTTP/2: the same decoder as cleartext h2.
+                    startHTTP2(c, clientDirection: c.tls?.clientDirection ?? (1 - c.serverDirection), initial: [], upgraded: nil, time: c.lastSeen)
                 } else {
                     c.protocols = [.undetermined([]), .undetermined([])]
                 }
@@ -253,7 +253,7 @@ public final class PcapFlowExtractor {
             noteUndecrypted(c, client: d, reason: tls.failure ?? "not decrypted")
         }
         if c.httpFlows == 0, let hello = c.tlsHello {
-            let why = tls.established ? (c.negotiation?.alpn == "h2" ? "decrypted; HTTP/2 is not decoded yet" : nil)
+            let why = tls.established ? (c.negotiation?.alpn == "h2" ? "decrypted; no HTTP/2 stream in it" : nil)
                 : "not decrypted: \(tls.failure ?? "unknown reason")"
             emitTLS(hello, direction: d, connection: c, time: c.firstSeen, error: why)
         }
@@ -286,6 +286,8 @@ public final class PcapFlowExtractor {
             case .webSocket:
                 // Frames cannot be found again after a hole: what was read is kept.
                 stopWebSocket(c, reason: "capture gap of \(length) bytes")
+            case .http2:
+                stopHTTP2(c, reason: "capture gap of \(length) bytes")
             case .ignored:
                 break
             }
@@ -296,6 +298,8 @@ public final class PcapFlowExtractor {
                 let messages = parser.feed(bytes, time: t)
                 c.protocols[d] = .http(parser)
                 handle(messages, direction: d, connection: c)
+            case .http2:
+                readHTTP2(bytes, direction: d, connection: c, time: t)
             case .undetermined(var buffer):
                 c.protocols[d] = .ignored
                 buffer.append(contentsOf: bytes)
@@ -355,6 +359,7 @@ public final class PcapFlowExtractor {
         }
         if bytes.hasBytePrefix(preface) {
             markCleartextHTTP2(c)
+            startHTTP2(c, clientDirection: d, initial: Array(bytes), upgraded: nil, time: time)
             return
         }
         if HTTPStreamParser.looksLikeRequestLine(bytes) {
@@ -512,22 +517,22 @@ public final class PcapFlowExtractor {
                 emitHTTP(request: request, response: m, connection: c)
                 if m.responseHead?.status == 101, let upgrade = request.requestHead?.headers["Upgrade"],
                    upgrade.lowercased().split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "h2c" }) {
-                    // Switched to HTTP/2 (RFC 7540 §3.2): the rest of the connection is binary frames.
+                    // Switched to HTTP/2 (RFC 7540 §3.2): the rest of the connection is binary frames,
+                    // the upgraded request being stream 1.
                     markCleartextHTTP2(c)
+                    startH2CUpgrade(request: request, serverDirection: d, connection: c, time: m.ended)
                     return
                 }
             }
         }
     }
 
-    /// The client speaks HTTP/2 without TLS: counted and named, the rest of the connection ignored
-    /// (HTTP/2 frames are not decoded yet).
+    /// The client speaks HTTP/2 without TLS: counted and named (the frames are decoded by `startHTTP2`).
     private func markCleartextHTTP2(_ c: TCPConnection) {
         if !c.sawH2C {
             c.sawH2C = true
             statistics.cleartextHTTP2Connections += 1
         }
-        c.protocols = [.ignored, .ignored]
     }
 
     /// The client connection preface of HTTP/2 (RFC 9113 §3.4).
@@ -555,6 +560,7 @@ public final class PcapFlowExtractor {
         }
         if let tls = c.tls { finishTLS(tls, connection: c) }
         for d in 0..<2 where !c.ended[d] { endDirection(d, of: c, time: c.lastSeen) }
+        if c.http2 != nil { stopHTTP2(c, reason: "connection ended") }
         if let ws = c.webSocket {
             ws.conversation.finish(at: Date(timeIntervalSince1970: c.lastSeen))
             emitWebSocket(ws, final: true, connection: c)
@@ -617,12 +623,13 @@ public final class PcapFlowExtractor {
     }
 
     /// The flow of one exchange, numbered and counted (nil for a message without a request head).
-    func httpFlow(request: HTTPStreamParser.Message, response: HTTPStreamParser.Message?, connection c: TCPConnection) -> Flow? {
+    func httpFlow(request: HTTPStreamParser.Message, response: HTTPStreamParser.Message?, connection c: TCPConnection,
+                  authority: String? = nil) -> Flow? {
         guard let head = request.requestHead else { return nil }
         let d = c.requestDirection ?? (1 - c.serverDirection)
         let server = c.endpoint(1 - d)
         let decrypted = c.negotiation != nil
-        let req = HTTPRequest(head: head, scheme: decrypted ? "https" : "http", fallbackAuthority: "\(server.description)",
+        let req = HTTPRequest(head: head, scheme: decrypted ? "https" : "http", fallbackAuthority: authority ?? "\(server.description)",
                               body: request.body, bodyTruncated: request.bodyTruncated)
         var resp: HTTPResponse?
         var timings = FlowTimings(started: Date(timeIntervalSince1970: request.started),

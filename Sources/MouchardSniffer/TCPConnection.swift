@@ -15,6 +15,8 @@ final class TCPConnection {
         case dns([UInt8])
         /// WebSocket frames after a 101 (`webSocket` reads both directions).
         case webSocket
+        /// HTTP/2 frames (`http2` reads both directions).
+        case http2
         /// Not interesting (encrypted after the ClientHello, unknown protocol): bytes only counted.
         case ignored
     }
@@ -38,6 +40,8 @@ final class TCPConnection {
     /// The WebSocket the connection switched to: its upgrade exchange, held back to be emitted with
     /// the messages, and the conversation reading the frames.
     var webSocket: CapturedWebSocket?
+    /// The HTTP/2 decoder of a cleartext h2 or decrypted h2 connection.
+    var http2: HTTP2CaptureDecoder?
     var httpFlows = 0
     var tlsFlows = 0
     /// First HTTP Host or SNI, to name the destination.

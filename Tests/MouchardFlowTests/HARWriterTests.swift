@@ -92,6 +92,29 @@ enum SampleFlows {
         #expect(back[3].request == nil && back[3].tls?.serverName == "tracker.example")
     }
 
+    @Test func http2FlowsListPseudoHeadersFirstAsChromeDoes() throws {
+        let h2 = HTTPVersion(major: 2, minor: 0)
+        var flow = Flow(id: 1, source: .proxy, transport: .https,
+                        request: HTTPRequest(head: HTTPRequestHead(method: "GET", target: "/v1?a=1", version: h2, headers: [("user-agent", "app")]),
+                                             scheme: "https", fallbackAuthority: "api.example.com"),
+                        response: HTTPResponse(head: HTTPResponseHead(version: h2, status: 204, headers: [("server", "x")])),
+                        timings: FlowTimings(started: SampleFlows.started))
+        flow.extras["_streamId"] = "3"
+        let data = writer.document([flow])
+        let doc = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let entry = try #require(((doc["log"] as? [String: Any])?["entries"] as? [[String: Any]])?.first)
+        func names(_ part: String) -> [String] {
+            ((entry[part] as? [String: Any])?["headers"] as? [[String: Any]] ?? []).map { "\($0["name"] ?? "")=\($0["value"] ?? "")" }
+        }
+        #expect((entry["request"] as? [String: Any])?["httpVersion"] as? String == "HTTP/2.0")
+        #expect(names("request") == [":method=GET", ":authority=api.example.com", ":scheme=https", ":path=/v1?a=1", "user-agent=app"])
+        #expect(names("response") == [":status=204", "server=x"])
+        // Read back: pseudo-headers dropped (the URL, method and status say the same), the stream id kept.
+        var expected = flow
+        expected.source = .har
+        #expect(try HARReader.read(data) == [expected])
+    }
+
     @Test func compactAndStreamedOutputsReadTheSame() throws {
         let flows = SampleFlows.all()
         var streamed = writer.begin()

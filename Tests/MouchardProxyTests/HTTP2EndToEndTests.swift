@@ -21,6 +21,8 @@ struct NginxH2Origin {
         try FileManager.default.createDirectory(atPath: d + "/www", withIntermediateDirectories: true)
         try "{\"advertisingIdentifier\":\"\(idfa)\"}".write(toFile: d + "/www/config.json", atomically: true, encoding: .utf8)
         try Data(OriginFixture.expectedBytes(10_000_000, seed: 4)).write(to: URL(fileURLWithPath: d + "/www/big.bin"))
+        try "<html><body>h2 page<script>document.body.append(' loaded')</script></body></html>"
+            .write(toFile: d + "/www/page.html", atomically: true, encoding: .utf8)
         port = try Self.freePort()
         let config = """
         daemon off;
@@ -39,6 +41,7 @@ struct NginxH2Origin {
             root \(d)/www;
             location = /config.json { add_header x-served-by h2-origin; }
             location = /big.bin { }
+            location = /page.html { }
             location / { proxy_pass http://127.0.0.1:\(origins.httpPort); }
           }
         }
@@ -149,5 +152,28 @@ struct HTTP2EndToEndTests {
         let places = Set(findings.map { URLParts(absolute: $0.request.url)?.pathAndQuery.split(separator: "?").first.map(String.init) ?? "" })
         #expect(places.isSuperset(of: ["/v1/header", "/v1/open", "/v1/events"]), "\(findings.map { ($0.request.url, $0.where) })")
         #expect(findings.contains { $0.where == "header:x-idfa" })
+    }
+
+    /// Chromium headless loads an h2 page through the proxy (loopback is proxied only with
+    /// `<-loopback>`; the proxy's leaf is accepted with --ignore-certificate-errors).
+    @Test(.requires(.chromium)) func chromiumLoadsAnH2PageThroughTheProxy() throws {
+        let origins = try OriginFixture()
+        defer { origins.stop() }
+        let nginx = try NginxH2Origin(origins: origins, idfa: Self.idfa)
+        defer { nginx.stop() }
+        let proxy = try ProxyFixture(origins: origins)
+        defer { proxy.stop() }
+        let profile = origins.directory + "/chromium-profile"
+        let chromium = try #require(TestTool.chromium.path)
+        let run = try runProcess(chromium, ["--headless=new", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)",
+                                            "--proxy-server=\(proxy.proxyURL)", "--proxy-bypass-list=<-loopback>",
+                                            "--ignore-certificate-errors", "--dump-dom", "https://localhost:\(nginx.port)/page.html"],
+                                 timeout: 60)
+        #expect(String(decoding: run.output, as: UTF8.self).contains("</script> loaded"))  // the script ran
+        proxy.stop()
+        let page = try #require(try proxy.flows().first { $0.request?.path == "/page.html" })
+        #expect(page.request?.head.version.description == "HTTP/2.0" && page.response?.status == 200)
+        #expect(page.request?.headers["user-agent"]?.contains("Chrome") == true)
+        #expect(page.tls?.alpn.contains("h2") == true && page.extras["_streamId"] != nil)
     }
 }

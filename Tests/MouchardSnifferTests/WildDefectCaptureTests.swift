@@ -49,13 +49,14 @@ import Testing
         }
     }
 
-    @Test func cleartextHTTP2IsDetectedAndSaid() throws {
+    @Test func cleartextHTTP2IsDetectedAndDecoded() throws {
         let x = try Self.extract("h2c.pcap")
         #expect(x.statistics.cleartextHTTP2Connections == 2)
-        // The Upgrade request itself is HTTP/1.1 and inspected; nothing after the 101 is parsed as HTTP/1.
+        #expect(x.statistics.http2Connections == 2 && x.statistics.http2Problems == 0)
+        // The Upgrade request itself is HTTP/1.1 and inspected; after the 101 the connection is HTTP/2
+        // (here only SETTINGS: no stream, so no more flows).
         #expect(Self.urls(x) == ["http://t.example/h2c"])
         #expect(x.flows.first?.response?.status == 101)
-        #expect(x.warnings.contains { $0.hasPrefix("2 connections speaking cleartext HTTP/2") })
         #expect(x.destinations.contains { $0.transports.contains("h2c") })
     }
 

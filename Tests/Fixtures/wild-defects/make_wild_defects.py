@@ -15,6 +15,9 @@ Python stdlib only, no randomness: running it again gives the same bytes. Output
   sll2.pcap            Linux cooked v2 (what tcpdump -i any writes) with a GET
   qinq-pppoe.pcap      Ethernet, 802.1ad + 802.1Q tags, PPPoE session, with a GET
   h2c.pcap             cleartext HTTP/2 with prior knowledge, and an h2c Upgrade (101) exchange
+  h2-streams.pcap      cleartext HTTP/2 with streams: prior knowledge on port 8080 (the dynamic table
+                       reused, padding, CONTINUATION, a request body, a stream the client resets) and
+                       an h2c Upgrade on port 80 (stream 1 answered in HTTP/2, then stream 3)
   unknown-link.pcap    link type 147 (USER0): nothing decodable
   lfs-pointer.pcap     a Git LFS pointer instead of a capture
   empty.pcap           0 bytes
@@ -165,6 +168,93 @@ def h2c():
     pcap("h2c.pcap", 1, frames)
 
 
+def conversation(src, dst, sport, dport, payloads, isn=1000):
+    """Segments of a TCP connection whose payloads alternate as given: [(from_client, bytes)]."""
+    seq = [isn + 1, 5001]
+    ends = [(src, dst, sport, dport), (dst, src, dport, sport)]
+    out = [(src, dst, sport, dport, isn, 0, 0x02, b""), (dst, src, dport, sport, 5000, isn + 1, 0x12, b""),
+           (src, dst, sport, dport, isn + 1, 5001, 0x10, b"")]
+    for from_client, data in payloads:
+        k = 0 if from_client else 1
+        a, b, sp, dp = ends[k]
+        out.append((a, b, sp, dp, seq[k], seq[1 - k], 0x18, data))
+        seq[k] += len(data)
+    out.append((src, dst, sport, dport, seq[0], seq[1], 0x11, b""))
+    out.append((dst, src, dport, sport, seq[1], seq[0] + 1, 0x11, b""))
+    return [(a, b, tcp(a, b, sp, dp, sq, ak, fl, pl)) for a, b, sp, dp, sq, ak, fl, pl in out]
+
+
+def h2_frame(kind, flags, stream, payload):
+    return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
+
+
+def hpack_string(text):
+    data = text.encode() if isinstance(text, str) else text
+    assert len(data) < 127
+    return bytes([len(data)]) + data
+
+
+def hpack_indexed(index):
+    return bytes([0x80 | index])
+
+
+def hpack_integer(value, prefix_bits, first):
+    """An HPACK integer (RFC 7541 §5.1) with `first`'s high bits as the pattern."""
+    limit = (1 << prefix_bits) - 1
+    if value < limit:
+        return bytes([first | value])
+    out, value = [first | limit], value - limit
+    while value >= 128:
+        out.append(value % 128 + 128)
+        value //= 128
+    return bytes(out + [value])
+
+
+def hpack_literal(name, value, index=False):
+    """A literal field (incremental indexing when `index`); `name` is a static-table index or a string."""
+    pattern, bits = (0x40, 6) if index else (0x00, 4)
+    if isinstance(name, int):
+        return hpack_integer(name, bits, pattern) + hpack_string(value)
+    return bytes([pattern]) + hpack_string(name) + hpack_string(value)
+
+
+def h2_streams():
+    idfa = "AEBE52E7-03EE-455A-B3C4-E57283966239"
+    preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + h2_frame(4, 0, 0, b"")
+    settings = h2_frame(4, 0, 0, b"") + h2_frame(4, 1, 0, b"")
+    # Stream 1: :authority and user-agent enter the client's dynamic table (62, then 62/63).
+    get1 = (hpack_indexed(2) + hpack_indexed(6) + hpack_literal(1, "t.example", index=True)
+            + hpack_literal(4, "/v1/ad?idfa=" + idfa) + hpack_literal("user-agent", "app/1.0", index=True))
+    # Stream 3: both reused from the table; padded HEADERS, a JSON body.
+    post3 = hpack_indexed(3) + hpack_indexed(6) + hpack_indexed(63) + hpack_literal(4, "/v1/events") + hpack_indexed(62) \
+        + hpack_literal(31, "application/json")
+    body3 = ('{"device":{"idfa":"%s"}}' % idfa).encode()
+    # Stream 5: a header block split over HEADERS and CONTINUATION.
+    get5 = hpack_indexed(2) + hpack_indexed(6) + hpack_indexed(63) + hpack_literal(4, "/v1/cont") + hpack_literal("x-idfa", idfa)
+    # Stream 7: reset by the client before any answer.
+    get7 = hpack_indexed(2) + hpack_indexed(6) + hpack_indexed(63) + hpack_literal(4, "/v1/cancel")
+    client = (preface
+              + h2_frame(1, 0x5, 1, get1)
+              + h2_frame(1, 0x4 | 0x8, 3, bytes([4]) + post3 + b"\0" * 4)
+              + h2_frame(0, 0x1, 3, body3)
+              + h2_frame(1, 0x1, 5, get5[:5]) + h2_frame(9, 0x4, 5, get5[5:])
+              + h2_frame(1, 0x5, 7, get7) + h2_frame(3, 0, 7, struct.pack(">I", 8)))
+    server = (settings
+              + h2_frame(1, 0x4, 1, hpack_indexed(8) + hpack_literal(31, "text/plain")) + h2_frame(0, 0x1, 1, b"ok")
+              + h2_frame(1, 0x5, 3, hpack_literal(8, "201"))
+              + h2_frame(1, 0x4, 5, hpack_indexed(8)) + h2_frame(0, 0x8 | 0x1, 5, bytes([2]) + b"cont" + b"\0\0"))
+    frames = [ether(ipv4(a, b, seg)) for a, b, seg in conversation(PHONE, SERVER, 40010, 8080, [(True, client), (False, server)])]
+    upgrade = ("GET /h2c?idfa=%s HTTP/1.1\r\nHost: t.example\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
+               "HTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n" % idfa).encode()
+    switching = (b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n" + settings
+                 + h2_frame(1, 0x4, 1, hpack_indexed(8)) + h2_frame(0, 0x1, 1, b"upgraded"))
+    after = preface + h2_frame(1, 0x5, 3, hpack_indexed(2) + hpack_indexed(6) + hpack_literal(1, "t.example") + hpack_literal(4, "/after-upgrade"))
+    answer = h2_frame(1, 0x5, 3, hpack_indexed(9))
+    frames += [ether(ipv4(a, b, seg)) for a, b, seg in
+               conversation(PHONE, SERVER, 40011, 80, [(True, upgrade), (False, switching), (True, after), (False, answer)], isn=9000)]
+    pcap("h2-streams.pcap", 1, frames)
+
+
 def not_captures():
     pcap("unknown-link.pcap", 147, [b"\x01\x02\x03\x04" * 10, b"\x05" * 20])
     with open(os.path.join(HERE, "lfs-pointer.pcap"), "w") as f:
@@ -227,5 +317,6 @@ if __name__ == "__main__":
     fragments6()
     cooked_and_tags()
     h2c()
+    h2_streams()
     not_captures()
     har()
