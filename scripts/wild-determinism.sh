@@ -11,6 +11,7 @@ bin=$(realpath "$1")
 wild=${2:-$(dirname "$0")/../../shared/wild}
 runs=${3:-10}
 [ -d "$wild/har" ] && [ -d "$wild/pcap" ] || { echo "$0: no wild corpus at $wild (har/ and pcap/)" >&2; exit 64; }
+wild=$(realpath "$wild")  # the runs below happen in a temporary folder
 work=$(mktemp -d /tmp/mouchard-determinism.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export MOUCHARD_HOME="$work/home"
