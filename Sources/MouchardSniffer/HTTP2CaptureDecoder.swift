@@ -6,8 +6,9 @@ import MouchardWire
 /// exchanges, one per stream. Frames are read here (RFC 9113 §4.1, every length checked); header
 /// blocks are decoded by nghttp2's HPACK inflater, one per direction, in the order they were sent.
 ///
-/// A stream is complete when both sides ended it or either reset it; streams still open when the
-/// connection ends are emitted as incomplete. A frame that cannot be read, or a compression error,
+/// A stream is complete when both sides ended it or either reset it (except a server's
+/// RST_STREAM(NO_ERROR) after its whole response while the request is still coming: the request's
+/// last DATA is then waited for); streams still open when the connection ends are emitted as incomplete. A frame that cannot be read, or a compression error,
 /// stops the decoding of the connection (`failure`): what was complete is kept.
 final class HTTP2CaptureDecoder {
     struct Exchange {
@@ -68,6 +69,9 @@ final class HTTP2CaptureDecoder {
     static let maxHeaderListSize = 256 * 1024
     /// Open streams kept at most; past it the oldest is emitted incomplete.
     static let maxOpenStreams = 1024
+    /// Why a request is cut when the server stopped its upload with RST_STREAM(NO_ERROR) and the
+    /// client's END_STREAM never came.
+    static let uploadStopped = "the server answered and stopped the upload (RST_STREAM NO_ERROR) before the request ended"
 
     /// - Parameters:
     ///   - expectsPreface: the client's first bytes are the 24-byte connection preface (not after an
@@ -191,6 +195,14 @@ final class HTTP2CaptureDecoder {
             let code = payload.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             guard var s = streams.removeValue(forKey: stream) else { return }
             let who = d == clientDirection ? "client" : "server"
+            if code == HTTP2ErrorCode.noError && s.response.ended && d != clientDirection && !s.request.ended {
+                // The server answered before the request ended and asks the client to stop sending
+                // (RFC 9113 §8.1): the request's DATA the client sent before it saw the reset is still on
+                // the wire after it, so the stream stays open to collect it.
+                s.reset = Self.uploadStopped
+                streams[stream] = s
+                return
+            }
             // RST_STREAM(NO_ERROR) after a complete response is a success (RFC 9113 §8.1).
             if !(code == HTTP2ErrorCode.noError && s.response.ended) { s.reset = "\(who) reset the stream (\(HTTP2ErrorCode.name(code)))" }
             if let e = exchange(stream, s) { out.append(e) }
