@@ -13,9 +13,11 @@ import MouchardWire
 /// stream ends as one `CapturedExchange` (HTTP/2.0, its client stream id). A body waiting for the
 /// other side's flow-control window is held here: the session stops reading the side that sends
 /// it while more than `pauseAbove` bytes wait (`wantsClientPaused`, `wantsUpstreamPaused`).
-final class HTTP2ProxyMachine {
+final class HTTP2ProxyMachine: HTTP2SessionMachine {
     enum Input {
         case clientBytes([UInt8])
+        /// A new origin connection is ready (asked for by `connectUpstream`).
+        case upstreamConnected
         case upstreamBytes([UInt8])
         case clientEnded
         case upstreamEnded
@@ -28,6 +30,9 @@ final class HTTP2ProxyMachine {
         case completed(CapturedExchange)
         case closeClient
         case closeUpstream
+        /// Open a new origin connection to the target (`HTTP2TranslationMachine`; this machine's
+        /// one h2 connection is never replaced).
+        case connectUpstream
     }
 
     /// One client stream and its upstream twin.
@@ -67,10 +72,7 @@ final class HTTP2ProxyMachine {
     }
 
     var wantsClientPaused: Bool { upstream.bufferedBodyBytes > Self.pauseAbove }
-    var wantsUpstreamPaused: Bool { downstream.bufferedBodyBytes > Self.pauseAbove }
     var isBusy: Bool { !streams.isEmpty }
-    /// Why the client connection was closed by a limit or a protocol error (nil otherwise).
-    var clientFailure: String? { downstream.failure }
 
     /// The prefaces and SETTINGS of both sides, to send as soon as the machine exists.
     func start() -> [Action] { flush() }
@@ -86,6 +88,8 @@ final class HTTP2ProxyMachine {
         case .clientEnded:
             closeAll(error: "client closed the connection", &actions)
             return actions
+        case .upstreamConnected:
+            break  // the h2 origin connection is the one the machine started with
         case .upstreamEnded:
             originGone("upstream closed the connection", &actions)
         case .upstreamFailed(let why):
@@ -138,14 +142,8 @@ final class HTTP2ProxyMachine {
     }
 
     private func openStream(_ id: Int32, fields: [HTTP2Field], endStream: Bool) {
-        let method = fields.value(of: ":method") ?? ""
-        let authority = fields.value(of: ":authority")
-        let head = HTTPRequestHead(method: method, target: fields.value(of: ":path") ?? authority ?? "", version: Self.http2,
-                                   headers: Self.regular(fields))
-        var e = CapturedExchange(scheme: fields.value(of: ":scheme") ?? "https", fallbackAuthority: authority ?? fallbackAuthority,
-                                 requestHead: head, bodyLimit: bodyCaptureLimit, started: Date(), startedMonotonic: now)
-        e.upstream = target
-        e.streamID = id
+        let e = Self.exchange(stream: id, fields: fields, authority: fields.value(of: ":authority") ?? fallbackAuthority, target: target,
+                              bodyLimit: bodyCaptureLimit, now: now)
         var s = ProxiedStream(exchange: e)
         if endStream {
             s.requestEnded = true
@@ -286,8 +284,42 @@ final class HTTP2ProxyMachine {
         return actions
     }
 
+    /// The exchange a client stream opens: its request head (`:path` as the target, HTTP/2.0, the
+    /// fields but the pseudo-headers), `authority` for the URL, the stream id.
+    static func exchange(stream id: Int32, fields: [HTTP2Field], authority: String?, target: UpstreamTarget, bodyLimit: Int,
+                         now: UInt64) -> CapturedExchange {
+        let head = HTTPRequestHead(method: fields.value(of: ":method") ?? "", target: fields.value(of: ":path") ?? authority ?? "",
+                                   version: http2, headers: regular(fields))
+        var e = CapturedExchange(scheme: fields.value(of: ":scheme") ?? "https", fallbackAuthority: authority,
+                                 requestHead: head, bodyLimit: bodyLimit, started: Date(), startedMonotonic: now)
+        e.upstream = target
+        e.streamID = id
+        return e
+    }
+
     /// The fields of a head without its pseudo-headers, as `HTTPHeaders` (names as received).
     static func regular(_ fields: [HTTP2Field]) -> HTTPHeaders {
         HTTPHeaders(fields.filter { !$0.isPseudo }.map { HTTPField(name: $0.nameText, valueBytes: $0.value) })
     }
+}
+
+/// What the session drives in its HTTP/2 mode: `HTTP2ProxyMachine` (h2 on both sides) or
+/// `HTTP2TranslationMachine` (h2 to the client, HTTP/1.1 to the origin).
+protocol HTTP2SessionMachine: AnyObject {
+    /// The connection facing the client.
+    var downstream: HTTP2Connection { get }
+    /// Monotonic milliseconds, set by the session before each input.
+    var now: UInt64 { get set }
+    var wantsClientPaused: Bool { get }
+    /// Streams are open (the origin's silence is then a timeout).
+    var isBusy: Bool { get }
+    func start() -> [HTTP2ProxyMachine.Action]
+    func handle(_ input: HTTP2ProxyMachine.Input) -> [HTTP2ProxyMachine.Action]
+}
+
+extension HTTP2SessionMachine {
+    /// The origin is not read while more than `pauseAbove` body bytes wait for the client.
+    var wantsUpstreamPaused: Bool { downstream.bufferedBodyBytes > HTTP2ProxyMachine.pauseAbove }
+    /// Why the client connection was closed by a limit or a protocol error (nil otherwise).
+    var clientFailure: String? { downstream.failure }
 }

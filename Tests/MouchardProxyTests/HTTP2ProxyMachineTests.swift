@@ -29,7 +29,7 @@ final class HTTP2MachineRig {
             case .sendUpstream(let b): toOrigin += b
             case .completed(let e): exchanges.append(e)
             case .closeClient: clientClosed = true
-            case .closeUpstream: break
+            case .closeUpstream, .connectUpstream: break
             }
         }
     }
