@@ -188,6 +188,14 @@ public final class HTTP2Connection {
         nghttp2_session_terminate_session(session, code)
     }
 
+    /// A GOAWAY with `code` was sent: a failure nghttp2 found itself is named (ours are already).
+    func goAwaySent(code: UInt32) {
+        guard failure == nil else { return }
+        let why = code == HTTP2ErrorCode.internalError ? " (nghttp2's RST_STREAM rate limit, or an internal error)" : ""
+        failure = "nghttp2 sent GOAWAY \(HTTP2ErrorCode.name(code))\(why)"
+        failureCode = code
+    }
+
     private func fail(_ why: String, code: UInt32) {
         failure = why
         failureCode = code
