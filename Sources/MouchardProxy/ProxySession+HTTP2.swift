@@ -19,7 +19,8 @@ extension ProxySession {
                                                       upstreamReady: upstream?.state == .ready,
                                                       upstreamReused: (upstream?.servedExchanges ?? 0) > 0)
             } else {
-                machine = try HTTP2ProxyMachine(target: target, fallbackAuthority: authority, bodyCaptureLimit: limit)
+                machine = try HTTP2ProxyMachine(target: target, fallbackAuthority: authority, bodyCaptureLimit: limit,
+                                                webSocketMaxFrameLength: shared.configuration.webSocketMaxFrameLength)
             }
         } catch {
             shared.configuration.log("HTTP/2 setup failed: \(error)")
@@ -85,6 +86,8 @@ extension ProxySession {
                 upstream?.send(bytes)
             case .completed(let exchange):
                 record(exchange)
+            case .webSocketMessages(let relay, let final):
+                recordWebSocket(relay, final: final)
             case .closeUpstream:
                 upstream?.close()
                 upstream = nil

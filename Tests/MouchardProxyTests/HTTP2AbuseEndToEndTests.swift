@@ -34,15 +34,8 @@ else:  # continuation-flood
     pieces = [frame(HEADERS, END_STREAM, 1, get)] + [frame(CONTINUATION, 0, 1, bytes([0x40, 0x01, 0x61, 0x01, 0x62]))] * 20
 data = opening + b"".join(pieces)
 
-raw = socket.create_connection(("127.0.0.1", proxy_port), timeout=20)
-raw.sendall(b"CONNECT localhost:%d HTTP/1.1\r\nHost: localhost:%d\r\n\r\n" % (target_port, target_port))
-head = b""
-while b"\r\n\r\n" not in head:
-    head += raw.recv(1)
-context = ssl.create_default_context(cafile=ca)
-context.set_alpn_protocols(["h2"])
-tls = context.wrap_socket(raw, server_hostname="localhost")
-print("alpn", tls.selected_alpn_protocol(), flush=True)
+\#(ProxiedH2Client.python)
+tls = h2_through_proxy(proxy_port, target_port, ca)
 received = b""
 def read_some(wait):
     global received
@@ -136,4 +129,23 @@ print("bytes-sent", min(sent, len(data)), "of", len(data), flush=True)
         proxy.stop()
         #expect(try proxy.flows().filter { $0.request?.path.hasPrefix("/slow") == true && $0.error == nil }.count == Self.normalRequests)
     }
+}
+
+/// Python for a client of the proxy: `h2_through_proxy(proxy_port, target_port, ca)` opens a CONNECT
+/// tunnel to localhost:target_port, TLS trusting the proxy's CA with ALPN h2, prints `alpn NAME`
+/// and returns the TLS socket.
+enum ProxiedH2Client {
+    static let python = #"""
+def h2_through_proxy(proxy_port, target_port, ca):
+    raw = socket.create_connection(("127.0.0.1", proxy_port), timeout=20)
+    raw.sendall(b"CONNECT localhost:%d HTTP/1.1\r\nHost: localhost:%d\r\n\r\n" % (target_port, target_port))
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += raw.recv(1)
+    context = ssl.create_default_context(cafile=ca)
+    context.set_alpn_protocols(["h2"])
+    tls = context.wrap_socket(raw, server_hostname="localhost")
+    print("alpn", tls.selected_alpn_protocol(), flush=True)
+    return tls
+"""#
 }

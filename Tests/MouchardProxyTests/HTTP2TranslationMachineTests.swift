@@ -34,6 +34,7 @@ final class TranslationRig {
             case .connectUpstream:
                 connectionsAsked += 1
                 originConnections.append("")
+            case .webSocketMessages: break
             }
         }
     }
