@@ -232,7 +232,7 @@ final class HTTP2TranslationMachine: HTTP2SessionMachine {
 
         var headers = s.exchange.requestHead.headers
         _ = headers.remove(name: "te")  // HTTP/2 allows only `te: trailers`, which HTTP/1.1 would have to announce in Connection
-        if !headers.contains("host") { headers.fields.insert(HTTPField(name: "host", value: s.authority), at: 0) }
+        if !headers.contains("host") { headers.fields.insert(HTTPField(name: "Host", value: s.authority), at: 0) }
         if !headers.contains("content-length") {
             if !s.requestEnded || !s.requestTrailers.isEmpty {
                 headers.add(name: "transfer-encoding", value: "chunked")

@@ -83,10 +83,10 @@ struct HTTP2TranslationMachineTests {
         rig.phone.endBody(stream: b)
         rig.run()
         // Only the first request went out: HTTP/1.1 carries one at a time.
-        #expect(rig.originConnections == ["GET /a?idfa=1 HTTP/1.1\r\nhost: a.example\r\nx-idfa: 1\r\n\r\n"])
+        #expect(rig.originConnections == ["GET /a?idfa=1 HTTP/1.1\r\nHost: a.example\r\nx-idfa: 1\r\n\r\n"])
         rig.originSends("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\nContent-Length: 4\r\n\r\nok a")
         rig.run()
-        #expect(rig.originConnections[0].hasSuffix("POST /b HTTP/1.1\r\nhost: a.example\r\ncontent-type: application/json\r\ncontent-length: 13\r\n\r\n{\"lat\":48.85}"))
+        #expect(rig.originConnections[0].hasSuffix("POST /b HTTP/1.1\r\nHost: a.example\r\ncontent-type: application/json\r\ncontent-length: 13\r\n\r\n{\"lat\":48.85}"))
         rig.originSends("HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nok \r\n1\r\nb\r\n0\r\nx-check: 7\r\n\r\n")
         rig.run()
 
@@ -114,7 +114,7 @@ struct HTTP2TranslationMachineTests {
         let a = try #require(rig.phone.submitRequest(Self.request("PUT", "/up"), hasBody: true))
         rig.phone.sendBody(stream: a, Array("part1".utf8))
         rig.run()
-        #expect(rig.originConnections[0] == "PUT /up HTTP/1.1\r\nhost: a.example\r\ntransfer-encoding: chunked\r\n\r\n5\r\npart1\r\n")
+        #expect(rig.originConnections[0] == "PUT /up HTTP/1.1\r\nHost: a.example\r\ntransfer-encoding: chunked\r\n\r\n5\r\npart1\r\n")
         rig.phone.sendBody(stream: a, Array("-2".utf8))
         rig.phone.endBody(stream: a)
         rig.run()
