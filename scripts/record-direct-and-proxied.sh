@@ -5,17 +5,30 @@
 # form, a gzip-compressed body; they go over TLS 1.3 (AES-128-GCM, ChaCha20-Poly1305) and TLS 1.2
 # (ECDHE AES-256-GCM, ChaCha20-Poly1305).
 #
-#   scripts/record-direct-and-proxied.sh OUTDIR MOUCHARD [CURL_EXTRA_OPTION...]
+#   scripts/record-direct-and-proxied.sh OUTDIR MOUCHARD [--h2] [CURL_EXTRA_OPTION...]
 #     OUTDIR/capture.pcap, OUTDIR/keys.log (direct), OUTDIR/proxy-session/ (proxied),
 #     OUTDIR/requests.txt (METHOD URL per request, each sent once each way)
-#   CURL_EXTRA_OPTION: added to every curl (e.g. --http2).
-# Needs root (tcpdump on lo), openssl, curl, tcpdump, python3. Exits 2 when a tool is missing.
+#   --h2: the origin speaks HTTP/2 (nginx with `http2` in front of the same Python origin, which it
+#     reaches in cleartext HTTP/1.1; nginx reads each request body before passing it on, so every
+#     answer follows the whole upload) and curl asks for it (--http2), directly and through the proxy;
+#     without it, curl asks for HTTP/1.1 both ways (--http1.1).
+#   CURL_EXTRA_OPTION: added to every curl.
+# Needs root (tcpdump on lo), openssl, curl, tcpdump, python3, and nginx with --h2. Exits 2 when a tool
+# is missing.
 set -euo pipefail
-out=${1:?usage: record-direct-and-proxied.sh OUTDIR MOUCHARD [CURL_EXTRA_OPTION...]}
-mouchard=${2:?usage: record-direct-and-proxied.sh OUTDIR MOUCHARD [CURL_EXTRA_OPTION...]}
+usage="usage: record-direct-and-proxied.sh OUTDIR MOUCHARD [--h2] [CURL_EXTRA_OPTION...]"
+out=${1:?$usage}
+mouchard=${2:?$usage}
 shift 2
+h2=""
+if [ "${1:-}" = "--h2" ]; then h2=yes; shift; fi
 extra=("$@")
-for tool in openssl curl tcpdump python3; do
+# curl offers h2 to any HTTPS origin, and the proxy gives it h2 even to an HTTP/1.1 origin: the
+# version is asked for explicitly, so that both ways speak the same one.
+if [ -n "$h2" ]; then extra+=(--http2); else extra+=(--http1.1); fi
+tools=(openssl curl tcpdump python3)
+[ -z "$h2" ] || tools+=(nginx)
+for tool in "${tools[@]}"; do
     command -v "$tool" >/dev/null || { echo "record-direct-and-proxied: $tool is missing" >&2; exit 2; }
 done
 mkdir -p "$out"
@@ -24,6 +37,7 @@ out=$(cd "$out" && pwd)
 . "$(dirname "$0")/unblocked.sh"
 port=$(( 20000 + RANDOM % 20000 ))
 proxy_port=$(( port + 1 ))
+backend_port=$(( port + 2 ))  # the Python origin behind nginx, with --h2
 rm -rf "$out/keys.log" "$out/capture.pcap" "$out/requests.txt" "$out/proxy-session" "$out/home"
 mkdir -p "$out/home"
 
@@ -36,7 +50,8 @@ printf 'subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth\n' > "$out/ext
 openssl x509 -req -in "$out/origin.csr" -CA "$out/origin-ca.pem" -CAkey "$out/ca.key" -CAcreateserial \
     -out "$out/origin.pem" -days 2 -extfile "$out/ext.cnf" 2>/dev/null
 
-# The origin: any method, any path, answers 200 with a small JSON body (HTTP/1.1 over TLS 1.2 and 1.3).
+# The origin: any method, any path, answers 200 with a small JSON body (HTTP/1.1 over TLS 1.2 and 1.3,
+# or in cleartext when it is given no certificate).
 cat > "$out/origin.py" <<'EOF'
 import http.server, ssl, sys
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -54,24 +69,56 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 server = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
-context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-context.load_cert_chain(sys.argv[2], sys.argv[3])
-context.set_alpn_protocols(["http/1.1"])
-server.socket = context.wrap_socket(server.socket, server_side=True)
+if len(sys.argv) > 2:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[2], sys.argv[3])
+    context.set_alpn_protocols(["http/1.1"])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
 print("ready", flush=True)
 server.serve_forever()
 EOF
-unblocked python3 "$out/origin.py" "$port" "$out/origin.pem" "$out/origin.key" > "$out/origin.log" 2>&1 &
-origin=$!
+front=""
+if [ -z "$h2" ]; then
+    unblocked python3 "$out/origin.py" "$port" "$out/origin.pem" "$out/origin.key" > "$out/origin.log" 2>&1 &
+    origin=$!
+else
+    unblocked python3 "$out/origin.py" "$backend_port" > "$out/origin.log" 2>&1 &
+    origin=$!
+    mkdir -p "$out/nginx"
+    cat > "$out/nginx.conf" <<CONF
+daemon off;
+master_process off;
+pid $out/nginx/nginx.pid;
+error_log $out/nginx/error.log;
+events { worker_connections 64; }
+http {
+  access_log off;
+  client_body_temp_path $out/nginx/body; proxy_temp_path $out/nginx/proxy; fastcgi_temp_path $out/nginx/fcgi;
+  uwsgi_temp_path $out/nginx/uwsgi; scgi_temp_path $out/nginx/scgi;
+  server {
+    listen 127.0.0.1:$port ssl http2;
+    ssl_certificate $out/origin.pem; ssl_certificate_key $out/origin.key;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    location / { proxy_pass http://127.0.0.1:$backend_port; proxy_http_version 1.1; }
+  }
+}
+CONF
+    unblocked nginx -c "$out/nginx.conf" -p "$out/nginx" > "$out/nginx/stdout.log" 2>&1 &
+    front=$!
+fi
 dump=""
 proxy=""
 cleanup() {
     kill "$origin" 2>/dev/null || true
+    [ -z "$front" ] || kill "$front" 2>/dev/null || true
     [ -z "$proxy" ] || { kill "$proxy" 2>/dev/null || true; wait "$proxy" 2>/dev/null || true; }
     [ -z "$dump" ] || { kill -INT "$dump" 2>/dev/null || true; wait "$dump" 2>/dev/null || true; }
 }
 trap cleanup EXIT
 for _ in $(seq 1 100); do grep -q ready "$out/origin.log" 2>/dev/null && break; sleep 0.1; done
+if [ -n "$h2" ]; then
+    for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+fi
 
 idfa=8C1F6A2E-5B3D-4E7F-A9C1-2D4E6F8A0B13
 email=alex.riviere@example.com

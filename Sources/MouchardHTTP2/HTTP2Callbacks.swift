@@ -19,6 +19,7 @@ final class HTTP2Callbacks: @unchecked Sendable {
         nghttp2_session_callbacks_set_on_frame_recv_callback(pointer, Self.frameReceived)
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(pointer, Self.dataChunk)
         nghttp2_session_callbacks_set_on_stream_close_callback(pointer, Self.streamClosed)
+        nghttp2_session_callbacks_set_on_frame_send_callback(pointer, Self.frameSent)
     }
 
     private static func connection(_ user: UnsafeMutableRawPointer?) -> HTTP2Connection {
@@ -73,6 +74,15 @@ final class HTTP2Callbacks: @unchecked Sendable {
         default:
             break
         }
+        return 0
+    }
+
+    /// A GOAWAY with an error leaving: when nghttp2 decided it alone (its RST_STREAM rate limit
+    /// answers a rapid reset so, from inside `mem_recv`), the connection notes it as its failure.
+    static let frameSent: nghttp2_on_frame_send_callback = { _, frame, user in
+        guard let frame, UInt32(frame.pointee.hd.type) == NGHTTP2_GOAWAY.rawValue else { return 0 }
+        let code = frame.pointee.goaway.error_code
+        if code != HTTP2ErrorCode.noError { connection(user).goAwaySent(code: code) }
         return 0
     }
 

@@ -117,6 +117,19 @@ public final class HTTP2Connection {
         return out
     }
 
+    /// The peer allows RFC 8441 extended CONNECT (its SETTINGS_ENABLE_CONNECT_PROTOCOL is 1).
+    public var peerAllowsExtendedConnect: Bool {
+        nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL) == 1
+    }
+
+    /// Tells the peer it may open extended CONNECT streams (RFC 8441 §3, SETTINGS_ENABLE_CONNECT_PROTOCOL
+    /// 1, in a SETTINGS of its own: the value may go from 0 to 1 at any time); a server connection then
+    /// takes a CONNECT request with `:protocol`.
+    public func allowExtendedConnect() {
+        var entry = nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL.rawValue), value: 1)
+        _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
+    }
+
     /// The session has nothing more to read or write (after GOAWAY both ways, or a fatal error).
     public var isFinished: Bool { nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 }
 
@@ -186,6 +199,14 @@ public final class HTTP2Connection {
     /// Sends GOAWAY with `code` and closes the connection once it is written (open streams end).
     public func terminate(code: UInt32) {
         nghttp2_session_terminate_session(session, code)
+    }
+
+    /// A GOAWAY with `code` was sent: a failure nghttp2 found itself is named (ours are already).
+    func goAwaySent(code: UInt32) {
+        guard failure == nil else { return }
+        let why = code == HTTP2ErrorCode.internalError ? " (nghttp2's RST_STREAM rate limit, or an internal error)" : ""
+        failure = "nghttp2 sent GOAWAY \(HTTP2ErrorCode.name(code))\(why)"
+        failureCode = code
     }
 
     private func fail(_ why: String, code: UInt32) {

@@ -33,6 +33,7 @@ public enum HTTP2ErrorCode {
     public static let flowControlError: UInt32 = 0x3
     public static let refusedStream: UInt32 = 0x7
     public static let cancel: UInt32 = 0x8
+    public static let connectError: UInt32 = 0xa
     public static let enhanceYourCalm: UInt32 = 0xb
 
     /// The RFC's name of a code (`PROTOCOL_ERROR`), or its number in hex.

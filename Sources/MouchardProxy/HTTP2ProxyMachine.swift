@@ -1,5 +1,7 @@
 import Foundation
+import MouchardFlow
 import MouchardHTTP2
+import MouchardMessages
 import MouchardWire
 
 /// The HTTP/2 proxy as a sans-I/O machine, beside the HTTP/1 `ForwardProxyMachine` with the same
@@ -13,9 +15,17 @@ import MouchardWire
 /// stream ends as one `CapturedExchange` (HTTP/2.0, its client stream id). A body waiting for the
 /// other side's flow-control window is held here: the session stops reading the side that sends
 /// it while more than `pauseAbove` bytes wait (`wantsClientPaused`, `wantsUpstreamPaused`).
-final class HTTP2ProxyMachine {
+///
+/// WebSocket over HTTP/2 (RFC 8441): once the origin allows extended CONNECT (its
+/// SETTINGS_ENABLE_CONNECT_PROTOCOL), the client is allowed it too; a `CONNECT` stream with
+/// `:protocol: websocket` that the origin accepts (2xx) has its DATA read as WebSocket frames both
+/// ways, like the HTTP/1.1 path after a 101: only well-formed frames go on, a frame that breaks RFC
+/// 6455 ends both sides with a close frame, and the messages are recorded with the stream's flow.
+final class HTTP2ProxyMachine: HTTP2SessionMachine {
     enum Input {
         case clientBytes([UInt8])
+        /// A new origin connection is ready (asked for by `connectUpstream`).
+        case upstreamConnected
         case upstreamBytes([UInt8])
         case clientEnded
         case upstreamEnded
@@ -28,6 +38,12 @@ final class HTTP2ProxyMachine {
         case completed(CapturedExchange)
         case closeClient
         case closeUpstream
+        /// Open a new origin connection to the target (`HTTP2TranslationMachine`; this machine's
+        /// one h2 connection is never replaced).
+        case connectUpstream
+        /// A WebSocket stream's messages (instead of `completed` for that stream): all of them
+        /// when `final`, else those read so far (a long connection fills more than one flow).
+        case webSocketMessages(WebSocketRelay, final: Bool)
     }
 
     /// One client stream and its upstream twin.
@@ -37,6 +53,11 @@ final class HTTP2ProxyMachine {
         var requestEnded = false
         var responseStarted = false
         var responseEnded = false
+        /// An extended CONNECT for a WebSocket (RFC 8441).
+        var asksWebSocket = false
+        /// Its frames, read both ways once the origin accepted.
+        var webSocket: WebSocketConversation?
+        var webSocketFailure: WebSocketProtocolError?
     }
 
     let downstream: HTTP2Connection
@@ -44,9 +65,12 @@ final class HTTP2ProxyMachine {
     let target: UpstreamTarget
     let fallbackAuthority: String?
     let bodyCaptureLimit: Int
+    let webSocketLimits: WebSocketConversation.Limits
     /// Monotonic milliseconds, set by the session before each input.
     var now: UInt64 = 0
     private var streams: [Int32: ProxiedStream] = [:]
+    /// The client was told it may open extended CONNECT streams (the origin allowed them).
+    private var extendedConnectAllowed = false
     private var clientStream: [Int32: Int32] = [:]
     /// The origin is gone: no new streams; the client connection closes when its streams are done.
     private var draining = false
@@ -58,19 +82,20 @@ final class HTTP2ProxyMachine {
     static let http2 = HTTPVersion(major: 2, minor: 0)
 
     init(target: UpstreamTarget, fallbackAuthority: String?, bodyCaptureLimit: Int,
+         webSocketMaxFrameLength: UInt64 = WebSocketStreamParser.defaultMaxFrameLength,
          clientLimits: HTTP2Limits = .standard, upstreamLimits: HTTP2Limits = .standard) throws(HTTP2Error) {
         downstream = try HTTP2Connection(role: .server, limits: clientLimits)
         upstream = try HTTP2Connection(role: .client, limits: upstreamLimits)
         self.target = target
         self.fallbackAuthority = fallbackAuthority
         self.bodyCaptureLimit = bodyCaptureLimit
+        var limits = WebSocketConversation.Limits()
+        limits.maxFrameLength = webSocketMaxFrameLength
+        webSocketLimits = limits
     }
 
     var wantsClientPaused: Bool { upstream.bufferedBodyBytes > Self.pauseAbove }
-    var wantsUpstreamPaused: Bool { downstream.bufferedBodyBytes > Self.pauseAbove }
     var isBusy: Bool { !streams.isEmpty }
-    /// Why the client connection was closed by a limit or a protocol error (nil otherwise).
-    var clientFailure: String? { downstream.failure }
 
     /// The prefaces and SETTINGS of both sides, to send as soon as the machine exists.
     func start() -> [Action] { flush() }
@@ -86,6 +111,8 @@ final class HTTP2ProxyMachine {
         case .clientEnded:
             closeAll(error: "client closed the connection", &actions)
             return actions
+        case .upstreamConnected:
+            break  // the h2 origin connection is the one the machine started with
         case .upstreamEnded:
             originGone("upstream closed the connection", &actions)
         case .upstreamFailed(let why):
@@ -110,9 +137,11 @@ final class HTTP2ProxyMachine {
             if let u = s.upstreamID { upstream.endBody(stream: u, trailers: fields.filter { !$0.isPseudo }) }
         case .data(let id, let bytes):
             guard var s = streams.removeValue(forKey: id) else { return }
-            s.exchange.requestBody.append(bytes)
+            let forward = s.webSocket == nil ? bytes : readWebSocket(bytes, from: .client, &s, id, &actions)
+            if s.webSocket == nil { s.exchange.requestBody.append(bytes) }
             streams[id] = s
-            if let u = s.upstreamID { upstream.sendBody(stream: u, bytes) }
+            if let u = s.upstreamID { upstream.sendBody(stream: u, forward) }
+            if let failure = s.webSocketFailure, !s.responseEnded { closeWebSocket(id, failure) }
         case .endStream(let id):
             guard var s = streams[id] else { return }
             s.requestEnded = true
@@ -129,7 +158,7 @@ final class HTTP2ProxyMachine {
             if code != HTTP2ErrorCode.noError && !s.responseEnded && e.error == nil {
                 e.error = "stream reset (\(HTTP2ErrorCode.name(code)))"
             }
-            complete(e, &actions)
+            complete(s, e, &actions)
         case .headersRefused:
             refusedHeaderBlocks += 1
         case .goaway:
@@ -138,15 +167,10 @@ final class HTTP2ProxyMachine {
     }
 
     private func openStream(_ id: Int32, fields: [HTTP2Field], endStream: Bool) {
-        let method = fields.value(of: ":method") ?? ""
-        let authority = fields.value(of: ":authority")
-        let head = HTTPRequestHead(method: method, target: fields.value(of: ":path") ?? authority ?? "", version: Self.http2,
-                                   headers: Self.regular(fields))
-        var e = CapturedExchange(scheme: fields.value(of: ":scheme") ?? "https", fallbackAuthority: authority ?? fallbackAuthority,
-                                 requestHead: head, bodyLimit: bodyCaptureLimit, started: Date(), startedMonotonic: now)
-        e.upstream = target
-        e.streamID = id
+        let e = Self.exchange(stream: id, fields: fields, authority: fields.value(of: ":authority") ?? fallbackAuthority, target: target,
+                              bodyLimit: bodyCaptureLimit, now: now)
         var s = ProxiedStream(exchange: e)
+        s.asksWebSocket = fields.value(of: ":method") == "CONNECT" && fields.value(of: ":protocol")?.lowercased() == "websocket"
         if endStream {
             s.requestEnded = true
             s.exchange.requestSentMonotonic = now
@@ -171,6 +195,12 @@ final class HTTP2ProxyMachine {
             s.exchange.responseHead = HTTPResponseHead(version: Self.http2, status: status, headers: Self.regular(fields))
             s.exchange.responseStartedMonotonic = now
             s.responseStarted = true
+            if s.asksWebSocket, (200..<300).contains(status) {
+                // The origin accepted the WebSocket: its frames are read from now on (when Mouchard
+                // knows its extensions: none, or permessage-deflate).
+                let extensions = WebSocketExtensions(header: s.exchange.responseHead?.headers["sec-websocket-extensions"])
+                if extensions.isReadable { s.webSocket = WebSocketConversation(extensions: extensions, limits: webSocketLimits) }
+            }
             if endStream {
                 s.responseEnded = true
                 s.exchange.finishedMonotonic = now
@@ -190,9 +220,11 @@ final class HTTP2ProxyMachine {
             break  // interim (1xx) responses are not passed on
         case .data(let u, let bytes):
             guard let id = clientStream[u], var s = streams.removeValue(forKey: id) else { return }
-            s.exchange.responseBody.append(bytes)
+            let forward = s.webSocket == nil ? bytes : readWebSocket(bytes, from: .server, &s, id, &actions)
+            if s.webSocket == nil { s.exchange.responseBody.append(bytes) }
             streams[id] = s
-            downstream.sendBody(stream: id, bytes)
+            downstream.sendBody(stream: id, forward)
+            if let failure = s.webSocketFailure, !s.responseEnded { closeWebSocket(id, failure) }
         case .endStream(let u):
             guard let id = clientStream[u], var s = streams[id] else { return }
             s.responseEnded = true
@@ -247,7 +279,7 @@ final class HTTP2ProxyMachine {
     private func closeAll(error: String, _ actions: inout [Action]) {
         for (_, var s) in streams {
             if !s.responseEnded && s.exchange.error == nil { s.exchange.error = error }
-            complete(s.exchange, &actions)
+            complete(s, s.exchange, &actions)
         }
         streams = [:]
         clientStream = [:]
@@ -255,10 +287,50 @@ final class HTTP2ProxyMachine {
         actions += [.closeUpstream, .closeClient]
     }
 
-    private func complete(_ e: CapturedExchange, _ actions: inout [Action]) {
+    /// A stream is over: its exchange, or its WebSocket messages with it.
+    private func complete(_ s: ProxiedStream, _ e: CapturedExchange, _ actions: inout [Action]) {
         var e = e
         if e.finishedMonotonic == nil { e.finishedMonotonic = now }
-        actions.append(.completed(e))
+        if let ws = s.webSocket {
+            ws.finish(at: Date())
+            let relay = WebSocketRelay(exchange: e, conversation: ws)
+            relay.failure = s.webSocketFailure
+            actions.append(.webSocketMessages(relay, final: true))
+        } else {
+            actions.append(.completed(e))
+        }
+    }
+
+    // MARK: - WebSocket streams
+
+    /// Reads one side's DATA of a WebSocket stream; returns what may go on (the well-formed frames).
+    private func readWebSocket(_ bytes: [UInt8], from side: FlowMessage.Direction, _ s: inout ProxiedStream, _ id: Int32,
+                               _ actions: inout [Action]) -> [UInt8] {
+        guard let ws = s.webSocket, s.webSocketFailure == nil else { return [] }
+        let verdict = ws.receive(bytes[...], from: side, at: Date())
+        if let failure = verdict.failure {
+            s.webSocketFailure = failure
+        } else if ws.wantsFlush {
+            actions.append(.webSocketMessages(WebSocketRelay(exchange: s.exchange, conversation: ws), final: false))
+        }
+        return verdict.forward == bytes.count ? bytes : Array(bytes[..<verdict.forward])
+    }
+
+    /// A frame broke RFC 6455: both sides get a close frame with its code (the origin's masked, as
+    /// a client sends it) and the end of the stream; nothing of the bad frame went on.
+    private func closeWebSocket(_ id: Int32, _ failure: WebSocketProtocolError) {
+        guard var s = streams[id] else { return }
+        let reason = failure.closeCode == WebSocketCloseCode.messageTooBig ? "frame too big" : "protocol error"
+        downstream.sendBody(stream: id, WebSocketFrameWriter.close(code: failure.closeCode, reason: reason))
+        downstream.endBody(stream: id)
+        if let u = s.upstreamID {
+            let mask = (UInt8.random(in: 0...255), UInt8.random(in: 0...255), UInt8.random(in: 0...255), UInt8.random(in: 0...255))
+            upstream.sendBody(stream: u, WebSocketFrameWriter.close(code: failure.closeCode, reason: reason, mask: mask))
+            upstream.endBody(stream: u)
+        }
+        s.responseEnded = true
+        s.requestEnded = true
+        streams[id] = s
     }
 
     /// What both connections have to send, and the streams that closed while sending it. Ends the
@@ -266,6 +338,10 @@ final class HTTP2ProxyMachine {
     /// or the origin is gone and no stream is left.
     private func flush() -> [Action] {
         var actions: [Action] = []
+        if !extendedConnectAllowed && upstream.peerAllowsExtendedConnect {
+            extendedConnectAllowed = true
+            downstream.allowExtendedConnect()
+        }
         for _ in 0..<4 {
             let up = upstream.pendingOutput()
             let down = downstream.pendingOutput()
@@ -286,8 +362,42 @@ final class HTTP2ProxyMachine {
         return actions
     }
 
+    /// The exchange a client stream opens: its request head (`:path` as the target, HTTP/2.0, the
+    /// fields but the pseudo-headers), `authority` for the URL, the stream id.
+    static func exchange(stream id: Int32, fields: [HTTP2Field], authority: String?, target: UpstreamTarget, bodyLimit: Int,
+                         now: UInt64) -> CapturedExchange {
+        let head = HTTPRequestHead(method: fields.value(of: ":method") ?? "", target: fields.value(of: ":path") ?? authority ?? "",
+                                   version: http2, headers: regular(fields))
+        var e = CapturedExchange(scheme: fields.value(of: ":scheme") ?? "https", fallbackAuthority: authority,
+                                 requestHead: head, bodyLimit: bodyLimit, started: Date(), startedMonotonic: now)
+        e.upstream = target
+        e.streamID = id
+        return e
+    }
+
     /// The fields of a head without its pseudo-headers, as `HTTPHeaders` (names as received).
     static func regular(_ fields: [HTTP2Field]) -> HTTPHeaders {
         HTTPHeaders(fields.filter { !$0.isPseudo }.map { HTTPField(name: $0.nameText, valueBytes: $0.value) })
     }
+}
+
+/// What the session drives in its HTTP/2 mode: `HTTP2ProxyMachine` (h2 on both sides) or
+/// `HTTP2TranslationMachine` (h2 to the client, HTTP/1.1 to the origin).
+protocol HTTP2SessionMachine: AnyObject {
+    /// The connection facing the client.
+    var downstream: HTTP2Connection { get }
+    /// Monotonic milliseconds, set by the session before each input.
+    var now: UInt64 { get set }
+    var wantsClientPaused: Bool { get }
+    /// Streams are open (the origin's silence is then a timeout).
+    var isBusy: Bool { get }
+    func start() -> [HTTP2ProxyMachine.Action]
+    func handle(_ input: HTTP2ProxyMachine.Input) -> [HTTP2ProxyMachine.Action]
+}
+
+extension HTTP2SessionMachine {
+    /// The origin is not read while more than `pauseAbove` body bytes wait for the client.
+    var wantsUpstreamPaused: Bool { downstream.bufferedBodyBytes > HTTP2ProxyMachine.pauseAbove }
+    /// Why the client connection was closed by a limit or a protocol error (nil otherwise).
+    var clientFailure: String? { downstream.failure }
 }

@@ -1,17 +1,27 @@
 import MouchardHTTP2
 import MouchardPosix
 
-/// The session's HTTP/2 mode: an intercepted tunnel where the phone and the origin both chose `h2`
-/// is carried by an `HTTP2ProxyMachine` (decrypted client bytes and upstream bytes in, frames for
-/// either side and finished exchanges out).
+/// The session's HTTP/2 mode: an intercepted tunnel where the phone chose `h2` is carried by an
+/// `HTTP2ProxyMachine` when the origin chose `h2` too, by an `HTTP2TranslationMachine` when it
+/// speaks HTTP/1.1 (decrypted client bytes and upstream bytes in, frames for either side, new
+/// origin connections and finished exchanges out).
 extension ProxySession {
-    /// The phone accepted our certificate and chose h2 (as the origin did): from now on this
-    /// connection carries HTTP/2 streams. `early`: application bytes that came with its Finished.
-    func startInterceptedHTTP2(target: UpstreamTarget, early: [UInt8]) {
-        let machine: HTTP2ProxyMachine
+    /// The phone accepted our certificate and chose h2: from now on this connection carries HTTP/2
+    /// streams. `early`: application bytes that came with its Finished. `translating`: the origin
+    /// speaks HTTP/1.1.
+    func startInterceptedHTTP2(target: UpstreamTarget, early: [UInt8], translating: Bool = false) {
+        let machine: any HTTP2SessionMachine
+        let authority = tunnelServerName ?? target.authority
+        let limit = shared.configuration.bodyCaptureLimit
         do {
-            machine = try HTTP2ProxyMachine(target: target, fallbackAuthority: tunnelServerName ?? target.authority,
-                                            bodyCaptureLimit: shared.configuration.bodyCaptureLimit)
+            if translating {
+                machine = try HTTP2TranslationMachine(target: target, fallbackAuthority: authority, bodyCaptureLimit: limit,
+                                                      upstreamReady: upstream?.state == .ready,
+                                                      upstreamReused: (upstream?.servedExchanges ?? 0) > 0)
+            } else {
+                machine = try HTTP2ProxyMachine(target: target, fallbackAuthority: authority, bodyCaptureLimit: limit,
+                                                webSocketMaxFrameLength: shared.configuration.webSocketMaxFrameLength)
+            }
         } catch {
             shared.configuration.log("HTTP/2 setup failed: \(error)")
             close()
@@ -39,6 +49,11 @@ extension ProxySession {
     }
 
     static let heldUpstreamLimit = 64 * 1024
+
+    /// The tunnel's interception is gone (cannot happen while its h2 connection lives).
+    struct TranslationLinkError: Error, CustomStringConvertible {
+        var description: String { "no intercepted tunnel to connect for" }
+    }
 
     /// Client ciphertext in: decrypted, then read by the machine.
     func http2ClientBytes(_ bytes: [UInt8]) {
@@ -71,9 +86,13 @@ extension ProxySession {
                 upstream?.send(bytes)
             case .completed(let exchange):
                 record(exchange)
+            case .webSocketMessages(let relay, let final):
+                recordWebSocket(relay, final: final)
             case .closeUpstream:
                 upstream?.close()
                 upstream = nil
+            case .connectUpstream:
+                openTranslationLink()
             case .closeClient:
                 if let failure = http2?.clientFailure {
                     shared.statistics.http2Refused.wrappingAdd(1, ordering: .relaxed)
@@ -84,6 +103,28 @@ extension ProxySession {
                 finish()
             }
         }
+    }
+
+    /// A new HTTP/1.1 origin connection for the translation machine (no ALPN offered: the origin
+    /// declined h2 already). Its readiness comes back as `upstreamConnected`.
+    private func openTranslationLink() {
+        guard let target = (http2 as? HTTP2TranslationMachine)?.target else { return }
+        upstream?.close()
+        upstream = nil
+        let link = UpstreamLink(target: target, loop: loop, owner: self)
+        do {
+            guard let interception else { throw TranslationLinkError() }
+            link.tls = try interception.makeUpstreamTLS(for: target)
+            link.serverName = interception.serverName
+            // Pooled with the links that offered h2: this origin declined it on the tunnel's first connection.
+            link.offeredHTTP2 = true
+        } catch {
+            let why = "TLS setup failed: \(error)"
+            loop.schedule(afterMilliseconds: 0) { [weak self] in self?.feedHTTP2(.upstreamFailed(why)) }
+            return
+        }
+        upstream = link
+        link.start(resolver: shared.resolver)
     }
 
     /// Idle h2 connections close like idle HTTP/1 ones; streams waiting on a silent origin end as

@@ -89,7 +89,9 @@ extension ProxySession {
         recordWebSocket(ws, final: true, error: error)
     }
 
-    private func recordWebSocket(_ ws: WebSocketRelay, final: Bool, error: String? = nil) {
+    /// Records a WebSocket's messages read so far with its upgrade's flow (HTTP/1.1, or an HTTP/2
+    /// extended CONNECT stream), and, when `final`, how it ended.
+    func recordWebSocket(_ ws: WebSocketRelay, final: Bool, error: String? = nil) {
         let (first, messages) = ws.conversation.takeMessages()
         var flow = flow(of: ws.exchange)
         flow.messages = messages

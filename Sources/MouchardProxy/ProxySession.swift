@@ -17,7 +17,8 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     enum Mode {
         /// HTTP requests (plain, or decrypted inside an intercepted tunnel).
         case http
-        /// HTTP/2 streams inside an intercepted tunnel where both sides chose h2 (`ProxySession+HTTP2`).
+        /// HTTP/2 streams inside an intercepted tunnel where the phone chose h2 (`ProxySession+HTTP2`):
+        /// to an h2 origin, or translated into HTTP/1.1 requests.
         case http2
         /// Bytes copied both ways untouched.
         case rawTunnel
@@ -47,7 +48,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     /// A WebSocket connection whose frames are read while relayed (after its 101).
     var webSocket: WebSocketRelay?
     /// The HTTP/2 machine of an intercepted h2 connection (mode `.http2`).
-    var http2: HTTP2ProxyMachine?
+    var http2: (any HTTP2SessionMachine)?
     /// What an h2 origin sent before the machine existed (read by it first).
     var heldUpstreamBytes: [UInt8] = []
 
@@ -146,7 +147,8 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         case .http: feed(.upstreamConnected)
         case .intercepting: interception?.upstreamReady(link, session: self)
         case .rawTunnel: rawTunnelConnected()
-        case .http2, .awaitingFirstBytes, .closed: break
+        case .http2: feedHTTP2(.upstreamConnected)
+        case .awaitingFirstBytes, .closed: break
         }
     }
 
@@ -618,6 +620,10 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
             // The origin side of a finished intercepted tunnel stays useful: the next tunnel to the
             // same host skips its TLS handshake (only our handshake with the phone remains).
             if clientTLS != nil, http2 == nil, u.state == .ready, u.servedExchanges > 0, !machine.isBusy, u.isPoolableTLS {
+                context.pool.put(u, now: loop.now)
+            } else if let translation = http2 as? HTTP2TranslationMachine, translation.upstreamIsIdle, u.state == .ready, u.isPoolableTLS {
+                // The HTTP/1.1 origin connection of a translated h2 connection, between requests.
+                u.servedExchanges += 1
                 context.pool.put(u, now: loop.now)
             } else {
                 u.close()

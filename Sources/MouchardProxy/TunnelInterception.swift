@@ -195,8 +195,10 @@ final class TunnelInterception {
     func upstreamReady(_ link: UpstreamLink, session: ProxySession) {
         guard case .connectingUpstream = state, let server, let interceptor = session.shared.interceptor else { return }
         let names = link.tls?.session.peerNames
-        // The phone gets the protocol the origin chose: h2 only when both sides speak it.
-        server.serveProtocols(link.isHTTP2 ? ["h2"] : ["http/1.1"])
+        // A phone offering h2 gets it: carried as h2 when the origin chose h2 too, translated into
+        // HTTP/1.1 requests when it did not (it was offered h2 and declined, or was pooled as HTTP/1.1).
+        let translate = session.shared.offersHTTP2 && offeredALPN.contains("h2") && !link.isHTTP2
+        server.serveProtocols(link.isHTTP2 ? ["h2"] : translate ? ["h2", "http/1.1"] : ["http/1.1"])
         provideIdentity(server: server, interceptor: interceptor, names: names, session: session)
     }
 
@@ -264,8 +266,8 @@ final class TunnelInterception {
             return
         }
         session.tunnel = nil  // decrypted: the https flows tell the story
-        if server.alpnProtocol == "h2", session.upstream?.isHTTP2 == true {
-            session.startInterceptedHTTP2(target: tlsTarget, early: early)
+        if server.alpnProtocol == "h2" {
+            session.startInterceptedHTTP2(target: tlsTarget, early: early, translating: session.upstream?.isHTTP2 != true)
             return
         }
         session.startInterceptedHTTP(target: tlsTarget)

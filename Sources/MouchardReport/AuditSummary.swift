@@ -91,7 +91,8 @@ public struct AuditSummary: Sendable, Hashable, Codable {
         public var attributionBasis: String? = nil
         /// When a verified attribution was checked (`YYYY-MM-DD`).
         public var attributionChecked: String? = nil
-        /// What the host's exchanges carried besides plain HTTP: `WebSocket`, `gRPC`, `gRPC-Web`, `SSE`.
+        /// What the host's exchanges spoke besides HTTP/1: `HTTP/2`, `HTTP/3`, then what they carried
+        /// besides plain HTTP: `WebSocket`, `gRPC`, `gRPC-Web`, `SSE`.
         public var protocols: [String]? = nil
 
         /// `Adjust (AppLovin)`, `AppsFlyer`, nil for an unknown host.

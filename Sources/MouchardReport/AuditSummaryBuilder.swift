@@ -79,6 +79,12 @@ public struct AuditSummaryBuilder {
         attribution(host).company ?? host
     }
 
+    /// What a host's exchanges spoke besides HTTP/1: `HTTP/2`, `HTTP/3`, then `WebSocket`, `gRPC`... (nil: nothing).
+    private static func protocolNames(_ t: HostTally) -> [String]? {
+        let names = t.laterVersions.sorted().map { "HTTP/\($0)" } + FlowStreams.Kind.allCases.filter(t.protocols.contains).map(\.displayName)
+        return names.isEmpty ? nil : names
+    }
+
     private struct HostTally {
         var requests = 0
         var flows = 0
@@ -86,6 +92,8 @@ public struct AuditSummaryBuilder {
         var bytesReceived = 0
         var transports: Set<DestinationTransport> = []
         var protocols: Set<FlowStreams.Kind> = []
+        /// HTTP major versions above 1 the host's requests used (2, 3).
+        var laterVersions: Set<Int> = []
         var findings = 0
         var categories: Set<FindingCategory> = []
         var firstSeen: Date?
@@ -199,6 +207,7 @@ public struct AuditSummaryBuilder {
             if let kind = FlowStreams.kind(of: flow) { tally.protocols.insert(kind) }
             if tally.firstSeen.map({ t < $0 }) ?? true { tally.firstSeen = t }
             if let r = flow.request {
+                if r.head.version.major > 1 { tally.laterVersions.insert(r.head.version.major) }
                 tally.requests += 1
                 tally.bytesSent += Self.size(of: r)
             }
@@ -341,7 +350,7 @@ public struct AuditSummaryBuilder {
                 categories: CategoryNames.sorted(t.categories), addresses: addresses, owner: a.owner,
                 ownerCountry: a.ownerCountry, service: a.service, partyReason: a.partyReason,
                 attributionBasis: a.attributionBasis, attributionChecked: a.attributionChecked,
-                protocols: t.protocols.isEmpty ? nil : FlowStreams.Kind.allCases.filter(t.protocols.contains).map(\.displayName)))
+                protocols: Self.protocolNames(t)))
         }
         destinations.sort { a, b in
             if a.findings != b.findings { return a.findings > b.findings }

@@ -22,12 +22,24 @@ public struct FlowSummary: Sendable, Hashable {
     /// Messages each side sent (WebSocket messages, gRPC messages, SSE events).
     public var clientMessages = 0
     public var serverMessages = 0
+    /// The request's HTTP version as stored (`1.1`, `2.0`), nil without a request.
+    public var httpVersion: String?
+    /// The client's HTTP/2 stream id (`_streamId`), nil for HTTP/1.
+    public var streamID: Int?
 
     /// The select list of a summary (the same SQL in SQLite and PostgreSQL).
     public static let selectList = """
         id, started, transport, req_method, url, resp_status, length(req_body), length(resp_body), host, \
-        tls_server_name, error, protocol, client_messages, server_messages
+        tls_server_name, error, protocol, client_messages, server_messages, req_version, \
+        CASE WHEN extras LIKE '%"_streamId"%' THEN extras END
         """
+
+    /// The protocol as people name it: `HTTP/1.1`, `HTTP/2` (not `HTTP/2.0`), `HTTP/3`.
+    public var httpVersionName: String? {
+        guard let v = httpVersion else { return nil }
+        let number = v.hasPrefix("HTTP/") ? String(v.dropFirst(5)) : v
+        return "HTTP/" + (number.hasSuffix(".0") && !number.hasPrefix("1") ? String(number.dropLast(2)) : number)
+    }
 
     /// Reads a row of `selectList`.
     public init(_ s: some StoreRow) {
@@ -37,6 +49,9 @@ public struct FlowSummary: Sendable, Hashable {
                   responseBodySize: s.int(7), host: s.text(8), serverName: s.optionalText(9), error: s.optionalText(10),
                   protocol: s.optionalText(11).flatMap { FlowStreams.Kind(rawValue: $0) }, clientMessages: s.int(12),
                   serverMessages: s.int(13))
+        httpVersion = s.optionalText(14)
+        // Only the extras of HTTP/2 flows are read (the SQL keeps those naming a stream).
+        streamID = s.optionalText(15).flatMap { StoreJSON.decode([String: String].self, $0)?["_streamId"] }.flatMap { Int($0) }
     }
 
     public init(id: Int, started: Date, transport: FlowTransport, method: String?, url: String?, status: Int?,

@@ -3,6 +3,7 @@ import Testing
 import MouchardFlow
 import MouchardStore
 import MouchardTestSupport
+import MouchardWire
 @testable import MouchardCLI
 
 /// A temporary working directory for CLI runs.
@@ -146,10 +147,10 @@ private struct WorkDir {
             // Query values are masked unless asked for; the IDFA never shows in the masked listing.
             let idfa = "1CE7A3D8-60D2-4F17-B911-B44ED4595414"
             let listing = w.run(["flows", "x"]).out
-            #expect(listing.split(separator: "\n").first == " 1  2026-11-03T08:12:04.318Z  GET https://api.brindille.example/v3/config?platform=•••&build=•••&t=179…909  200  0 B → 44 B")
+            #expect(listing.split(separator: "\n").first == " 1  2026-11-03T08:12:04.318Z  GET https://api.brindille.example/v3/config?platform=•••&build=•••&t=179…909  200  0 B → 44 B  HTTP/1.1")
             #expect(!listing.contains(idfa) && !listing.lowercased().contains("1ce7a3d8-60d2"))
             let full = w.run(["flows", "x", "--full-urls"]).out
-            #expect(full.split(separator: "\n").first == " 1  2026-11-03T08:12:04.318Z  GET https://api.brindille.example/v3/config?platform=ios&build=321&t=1793700000909  200  0 B → 44 B")
+            #expect(full.split(separator: "\n").first == " 1  2026-11-03T08:12:04.318Z  GET https://api.brindille.example/v3/config?platform=ios&build=321&t=1793700000909  200  0 B → 44 B  HTTP/1.1")
             #expect(full.contains("rdid=\(idfa)"))
         }
         // Importing again appends after what is there.
@@ -163,10 +164,10 @@ private struct WorkDir {
         defer { w.cleanUp() }
         if device == "ios" {
             let listing = w.run(["flows", "x"]).out
-            #expect(listing.split(separator: "\n").first == "  1  2026-10-05T07:41:40.215Z  POST https://api.chatterly.example/v1/presence?seq=179…215  200  65 B → 11 B")
+            #expect(listing.split(separator: "\n").first == "  1  2026-10-05T07:41:40.215Z  POST https://api.chatterly.example/v1/presence?seq=179…215  200  65 B → 11 B  HTTP/1.1")
             #expect(!listing.contains("9F556435-F8AA-4567-BC63-F47D66BC8C22") && !listing.lowercased().contains("9f556435-f8aa"))
             let full = w.run(["flows", "x", "--full-urls"]).out
-            #expect(full.split(separator: "\n").first == "  1  2026-10-05T07:41:40.215Z  POST https://api.chatterly.example/v1/presence?seq=1791186100215  200  65 B → 11 B")
+            #expect(full.split(separator: "\n").first == "  1  2026-10-05T07:41:40.215Z  POST https://api.chatterly.example/v1/presence?seq=1791186100215  200  65 B → 11 B  HTTP/1.1")
             #expect(full.contains("idfa=9F556435-F8AA-4567-BC63-F47D66BC8C22") || full.contains("idfa=9f556435-f8aa-4567-bc63-f47d66bc8c22"))
         }
         #expect(w.run(["import", har, "-s", "x"]).out.hasSuffix("(flows 183-364)\n"))
@@ -183,11 +184,19 @@ private struct WorkDir {
                               request: HTTPRequest(head: .init(method: "GET", target: "/a\u{1b}[31m", headers: [("Host", "h.example")]),
                                                    scheme: "http"),
                               timings: FlowTimings(started: Date(timeIntervalSince1970: 1_700_000_001.5)), error: "reset"))
+        var h2 = Flow(id: 0, source: .proxy, transport: .https,
+                      request: HTTPRequest(head: .init(method: "POST", target: "/v1/e", version: HTTPVersion(major: 2, minor: 0)), scheme: "https",
+                                           fallbackAuthority: "api.example", body: Array("{}".utf8)),
+                      response: HTTPResponse(head: .init(version: HTTPVersion(major: 2, minor: 0), status: 204)),
+                      timings: FlowTimings(started: Date(timeIntervalSince1970: 1_700_000_002)))
+        h2.extras["_streamId"] = "5"
+        try store.append(h2)
         let r = w.run(["flows", "t"])
         #expect(r.status == 0)
         #expect(r.out == """
         1  2023-11-14T22:13:20.000Z  TLS tracker.example  (tls-metadata, SNI only)
-        2  2023-11-14T22:13:21.500Z  GET http://h.example/a\\x1b[31m  -  0 B → 0 B  error: reset
+        2  2023-11-14T22:13:21.500Z  GET http://h.example/a\\x1b[31m  -  0 B → 0 B  HTTP/1.1  error: reset
+        3  2023-11-14T22:13:22.000Z  POST https://api.example/v1/e  204  2 B → 0 B  HTTP/2 stream 5
 
         """)
     }

@@ -90,6 +90,8 @@ struct HTTP2AbuseTests {
         // nghttp2's limiter answers INTERNAL_ERROR.
         #expect(RawFrames.goawayCode(answer) == HTTP2ErrorCode.internalError)
         #expect(rig.clientClosed)
+        // Named as a failure (counted and logged by the session), though nghttp2 decided it alone.
+        #expect(rig.machine.clientFailure?.hasPrefix("nghttp2 sent GOAWAY INTERNAL_ERROR") == true, "\(rig.machine.clientFailure ?? "")")
         #expect(!rig.machine.isBusy)
         #expect(offset < bytes.count)
         // The burst, and what came in the same read.

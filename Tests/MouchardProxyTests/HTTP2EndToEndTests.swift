@@ -101,6 +101,22 @@ struct HTTP2EndToEndTests {
         return try runProcess(curl, ["-sS", "--http2", "--max-time", "30", "--noproxy", ""] + args, timeout: 40)
     }
 
+    /// Downloads `download` (the origin's bytes of that size and seed) and uploads as many bytes to
+    /// `upload` (which answers their count and SHA-256): both arrive byte for byte.
+    func bytesBothWays(_ trust: [String], download: (url: String, size: Int, seed: Int), upload: (url: String, size: Int, seed: Int),
+                       in origins: OriginFixture) throws {
+        let down = try curl(trust + [download.url])
+        #expect(down.status == 0)
+        let expected = OriginFixture.expectedBytes(download.size, seed: download.seed)
+        #expect(DigestAlgorithm.sha256.digest([UInt8](down.output)) == DigestAlgorithm.sha256.digest(expected))
+        let file = origins.directory + "/up-\(upload.size).bin"
+        let sent = OriginFixture.expectedBytes(upload.size, seed: upload.seed)
+        try Data(sent).write(to: URL(fileURLWithPath: file))
+        let up = try curl(trust + ["--data-binary", "@\(file)", upload.url])
+        let digest = DigestAlgorithm.sha256.digest(sent).map { String(format: "%02x", $0) }.joined()
+        #expect(String(decoding: up.output, as: UTF8.self) == "\(upload.size) \(digest)")
+    }
+
     @Test func curlOverHTTP2ThroughTheProxy() throws {
         let origins = try OriginFixture()
         defer { origins.stop() }
@@ -126,14 +142,7 @@ struct HTTP2EndToEndTests {
         #expect(String(decoding: h1.output, as: UTF8.self) == "1.1")
 
         // 10 MB down byte for byte, 5 MB up (flow control on both legs).
-        let down = try curl(trust + ["\(base)/big.bin"])
-        #expect(down.status == 0)
-        #expect(DigestAlgorithm.sha256.digest([UInt8](down.output)) == DigestAlgorithm.sha256.digest(OriginFixture.expectedBytes(10_000_000, seed: 4)))
-        let upload = origins.directory + "/up.bin"
-        try Data(OriginFixture.expectedBytes(5_000_000, seed: 8)).write(to: URL(fileURLWithPath: upload))
-        let up = try curl(trust + ["--data-binary", "@\(upload)", "\(base)/count"])
-        let digest = DigestAlgorithm.sha256.digest(OriginFixture.expectedBytes(5_000_000, seed: 8)).map { String(format: "%02x", $0) }.joined()
-        #expect(String(decoding: up.output, as: UTF8.self) == "5000000 \(digest)")
+        try bytesBothWays(trust, download: ("\(base)/big.bin", 10_000_000, 4), upload: ("\(base)/count", 5_000_000, 8), in: origins)
 
         proxy.stop()
         let flows = try proxy.flows().filter { $0.request?.path.hasPrefix("/") == true && $0.request?.path != "/v1/h1" }
@@ -152,6 +161,46 @@ struct HTTP2EndToEndTests {
         let places = Set(findings.map { URLParts(absolute: $0.request.url)?.pathAndQuery.split(separator: "?").first.map(String.init) ?? "" })
         #expect(places.isSuperset(of: ["/v1/header", "/v1/open", "/v1/events"]), "\(findings.map { ($0.request.url, $0.where) })")
         #expect(findings.contains { $0.where == "header:x-idfa" })
+    }
+
+    /// curl `--http2` to an origin that speaks only HTTP/1.1: the phone still gets h2, each stream
+    /// goes upstream as an HTTP/1.1 request (one at a time, on a kept-alive connection) and comes
+    /// back as h2; every stream is one flow, recorded once.
+    @Test func http2ClientToAnHTTP1Origin() throws {
+        let origins = try OriginFixture()
+        defer { origins.stop() }
+        let proxy = try ProxyFixture(origins: origins, profile: DeviceProfile(identifiers: [(type: "idfa", value: Self.idfa)]))
+        defer { proxy.stop() }
+        let base = "https://localhost:\(origins.httpsPort)"
+        let trust = ["-x", proxy.proxyURL, "--cacert", proxy.caPath]
+
+        let each = trust + ["-o", "/dev/null", "-w", "%{http_version} %{response_code} %{size_download}\\n"]
+        let many = try curl(["-Z"] + each + ["-H", "x-idfa: \(Self.idfa)", "\(base)/v1/header", "--next"]
+                            + each + ["\(base)/v1/open?advertiserId=\(Self.idfa)", "--next"]
+                            + each + ["--data", "{\"device\":{\"ifa\":\"\(Self.idfa)\"}}", "\(base)/v1/events", "--next"]
+                            + each + ["\(base)/chunked?n=100000"])
+        let lines = String(decoding: many.output, as: UTF8.self).split(separator: "\n").map(String.init).sorted()
+        // Sizes: "ok " and the path for the GETs, the echoed JSON, the chunked body.
+        let sizes = [3 + "/v1/header".count, 3 + "/v1/open?advertiserId=\(Self.idfa)".count, "{\"device\":{\"ifa\":\"\(Self.idfa)\"}}".count, 100_000]
+        #expect(lines == sizes.map { "2 200 \($0)" }.sorted(), "\(lines)")
+
+        // 3 MB down and 2 MB up byte for byte through the translation.
+        try bytesBothWays(trust, download: ("\(base)/bytes?n=3000000&seed=5", 3_000_000, 5), upload: ("\(base)/count", 2_000_000, 9), in: origins)
+
+        proxy.stop()
+        let flows = try proxy.flows().filter { $0.request != nil }
+        #expect(flows.count == 6, "\(flows.map { $0.request?.path ?? "" })")
+        #expect(flows.allSatisfy { $0.request?.head.version.description == "HTTP/2.0" && $0.response?.head.version.description == "HTTP/2.0" })
+        #expect(flows.allSatisfy { $0.extras["_streamId"] != nil && $0.error == nil && $0.response?.status == 200 },
+                "\(flows.map { ($0.extras["_streamId"], $0.error) })")
+        #expect(flows.allSatisfy { $0.tls?.alpn.contains("h2") == true })
+        let chunked = try #require(flows.first { $0.request?.path.hasPrefix("/chunked") == true })
+        #expect(chunked.response?.body.count == 100_000 && chunked.response?.headers["transfer-encoding"] == nil)
+        #expect(flows.first { $0.request?.path == "/count" }?.request?.body.count == 2_000_000)
+        let findings = try proxy.findings().filter { $0.type == "idfa" }
+        #expect(findings.contains { $0.where == "header:x-idfa" })
+        #expect(findings.contains { $0.where == "query:advertiserId" })
+        #expect(findings.contains { $0.request.url.hasSuffix("/v1/events") }, "\(findings.map { ($0.request.url, $0.where) })")
     }
 
     /// Chromium headless loads an h2 page through the proxy (loopback is proxied only with

@@ -1,4 +1,5 @@
 import MouchardHTTP2
+import MouchardWire
 @testable import MouchardProxy
 import Testing
 
@@ -10,6 +11,7 @@ final class HTTP2MachineRig {
     var phoneEvents: [HTTP2Event] = []
     var originEvents: [HTTP2Event] = []
     var exchanges: [CapturedExchange] = []
+    var webSockets: [WebSocketRelay] = []
     var clientClosed = false
     private var toPhone: [UInt8] = []
     private var toOrigin: [UInt8] = []
@@ -29,7 +31,8 @@ final class HTTP2MachineRig {
             case .sendUpstream(let b): toOrigin += b
             case .completed(let e): exchanges.append(e)
             case .closeClient: clientClosed = true
-            case .closeUpstream: break
+            case .closeUpstream, .connectUpstream: break
+            case .webSocketMessages(let relay, _): webSockets.append(relay)
             }
         }
     }
@@ -118,6 +121,46 @@ struct HTTP2ProxyMachineTests {
         #expect(rig.phoneEvents.contains(.streamClosed(stream: b, errorCode: HTTP2ErrorCode.refusedStream)))
         #expect(rig.exchanges.count == 2)
         #expect(rig.exchanges.last?.error == "upstream reset the stream (REFUSED_STREAM)")
+    }
+
+    @Test("WebSocket over HTTP/2: extended CONNECT allowed once the origin allows it, messages read both ways, an unmasked client frame closes both sides with 1002")
+    func webSocketStream() throws {
+        let rig = try HTTP2MachineRig()
+        rig.run()
+        #expect(!rig.phone.peerAllowsExtendedConnect)
+        rig.origin.allowExtendedConnect()
+        rig.run()
+        #expect(rig.phone.peerAllowsExtendedConnect)
+        let connect = [HTTP2Field(":method", "CONNECT"), HTTP2Field(":protocol", "websocket"), HTTP2Field(":scheme", "https"),
+                       HTTP2Field(":authority", "a.example"), HTTP2Field(":path", "/live")]
+        let id = try #require(rig.phone.submitRequest(connect, hasBody: true))
+        rig.run()
+        #expect(rig.originEvents.contains { if case .headers(1, .request, let f, false) = $0 { f.value(of: ":protocol") == "websocket" } else { false } })
+        rig.origin.submitResponse(stream: 1, [HTTP2Field(":status", "200")], hasBody: true)
+        rig.run()
+        rig.phone.sendBody(stream: id, WebSocketFrameWriter.frame(opcode: .text, payload: Array("{\"lat\":48.85}".utf8), mask: (1, 2, 3, 4)))
+        rig.run()
+        rig.origin.sendBody(stream: 1, WebSocketFrameWriter.frame(opcode: .text, payload: Array("ok".utf8)))
+        rig.run()
+        // A client frame without a mask breaks RFC 6455 §5.1: not passed on, both sides closed with 1002.
+        rig.phone.sendBody(stream: id, WebSocketFrameWriter.frame(opcode: .text, payload: Array("bad".utf8)))
+        rig.run()
+        var toPhone: [UInt8] = []
+        for case .data(id, let b) in rig.phoneEvents { toPhone += b }
+        let close = WebSocketFrameWriter.close(code: 1002, reason: "protocol error")
+        #expect(Array(toPhone.suffix(close.count)) == close)
+        var toOrigin: [UInt8] = []
+        for case .data(1, let b) in rig.originEvents { toOrigin += b }
+        #expect(!String(decoding: toOrigin, as: UTF8.self).contains("bad"))
+        #expect(Array(toOrigin.suffix(close.count + 4).prefix(2)) == [0x88, 0x80 | UInt8(close.count - 2)])  // masked, as a client's
+        rig.phone.endBody(stream: id)
+        rig.run()
+        #expect(rig.exchanges.isEmpty && rig.webSockets.count == 1)
+        let ws = try #require(rig.webSockets.first)
+        let messages = ws.conversation.takeMessages().messages
+        #expect(messages.map(\.direction) == [.client, .server])
+        #expect(ws.failure?.closeCode == 1002)
+        #expect(ws.exchange.requestBody.bytes.isEmpty && ws.exchange.responseHead?.status == 200)
     }
 
     @Test("the origin closing mid-stream: waiting streams get a 502, the phone a GOAWAY")

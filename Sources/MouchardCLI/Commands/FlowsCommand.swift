@@ -11,8 +11,9 @@ struct FlowsCommand: MouchardCommand {
         usage: "SESSION",
         discussion: """
         One line per flow: id, start time (UTC), method, URL, status (- when no response), request and
-        response body sizes in bytes; a flow carrying messages adds their protocol (WebSocket, gRPC,
-        gRPC-Web, SSE) and how many each side sent. Flows seen only as TLS metadata show TLS and the
+        response body sizes in bytes, the HTTP version (HTTP/1.1, HTTP/2 with the client's stream id);
+        a flow carrying messages adds their protocol (WebSocket, gRPC, gRPC-Web, SSE) and how many each
+        side sent. Flows seen only as TLS metadata show TLS and the
         server name (SNI).
         Query values and identifier-like path segments are masked as in reports (a listing is pasted
         into tickets and chats); --full-urls shows them as captured.
@@ -40,7 +41,7 @@ struct FlowsCommand: MouchardCommand {
         return 0
     }
 
-    /// `  12  2026-10-05T07:41:40.215Z  POST https://host/path  200  65 B → 11 B`
+    /// `  12  2026-10-05T07:41:40.215Z  POST https://host/path  200  65 B → 11 B  HTTP/2 stream 3`
     static func line(_ s: FlowSummary, idWidth: Int, fullURLs: Bool = false) -> String {
         let id = String(repeating: " ", count: max(0, idWidth - String(s.id).count)) + String(s.id)
         let time = timestamp(s.started)
@@ -49,6 +50,9 @@ struct FlowsCommand: MouchardCommand {
             let status = s.status.map(String.init) ?? "-"
             let shown = fullURLs ? url : MaskedURL.display(url)
             text = "\(id)  \(time)  \(TerminalText.printable(method)) \(TerminalText.printable(shown))  \(status)  \(s.requestBodySize) B → \(s.responseBodySize) B"
+            // How it travelled: `HTTP/1.1`, `HTTP/2 stream 5`.
+            if let version = s.httpVersionName { text += "  \(TerminalText.printable(version))" }
+            if let stream = s.streamID { text += " stream \(stream)" }
         } else {
             let name = s.serverName.flatMap { $0.isEmpty ? nil : $0 } ?? s.host
             text = "\(id)  \(time)  TLS \(TerminalText.printable(name))  (\(s.transport.rawValue), SNI only)"
