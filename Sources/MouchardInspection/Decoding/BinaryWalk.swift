@@ -111,7 +111,7 @@ extension FieldWalker {
         guard !found.isEmpty else { return }
         let judge = BinaryCoordinatePair(bytes: b, stringEnds: stringEnds)
         for f in found {
-            let how = "float\(f.width * 8)\(f.little ? "le" : "be")"
+            let how = f.width == 8 ? (f.little ? "float64le" : "float64be") : (f.little ? "float32le" : "float32be")
             binaryPair(f.x, f.y, how: how, origin: origin,
                        marked: judge.isPosition(at: f.at, width: f.width, littleEndian: f.little, x: f.x, y: f.y))
         }
