@@ -73,6 +73,25 @@ import Testing
         }
     }
 
+    /// Binary records holding the profile's position as float pairs (`PlantedRequestGenerator.binaryRecord`),
+    /// some of which the record makes credible without a profile (`BinaryCoordinatePair`).
+    @Test func gatedBinaryRecordsFindWhatEveryRuleFinds() throws {
+        let detector = PatternDetector(rules: try TestSupport.rules())
+        let profile = try TestSupport.profile()
+        var generator = PlantedRequestGenerator(seed: 0x9A7E_0101, profile: profile, matcher: KnownValueMatcher(profile: profile))
+        let position = try #require(profile.location)
+        var found = 0
+        for k in 0..<(Self.iterations / 4) {
+            let body = generator.binaryRecord(position, string: generator.value())
+            let request = TestSupport.request("POST", "https://t.example/r", headers: [("Content-Type", "application/octet-stream")], body: body)
+            let extracted = FieldExtractor().extract(request)
+            let a = Self.gated(detector, extracted), b = Self.reference(detector, extracted)
+            found += b.filter { $0.encoding.contains("float") }.count
+            #expect(a == b, "record \(k): gated \(Self.describe(a)), every rule \(Self.describe(b))")
+        }
+        #expect(found >= Self.iterations / 40, "only \(found) float pairs found in \(Self.iterations / 4) records")
+    }
+
     @Test func gatedCorporaFindWhatEveryRuleFinds() throws {
         let detector = PatternDetector(rules: try TestSupport.rules())
         var hars = try FileManager.default.contentsOfDirectory(atPath: SDKCorpusScoreTests.directory.path).sorted()

@@ -8,7 +8,7 @@ import MouchardWire
 /// Seeded random requests that carry values of a device profile (identifiers, e-mails, phone
 /// numbers in several formats, name parts, coordinates, contacts) in random places (query, path
 /// segment, header, cookie, form, nested JSON, multipart, NDJSON, protobuf, a binary tail after
-/// text) under random encoding chains (percent, base64 in every flavour, hex, JSON escapes,
+/// text, float pairs in a binary record) under random encoding chains (percent, base64 in every flavour, hex, JSON escapes,
 /// gzip in base64, JSON in a string, digests), among random filler; cleartext requests also carry
 /// passwords under keys hidden in header names, cookie names and percent-encoded keys. Used to
 /// check that the span scan never prunes what the full walk finds.
@@ -203,6 +203,7 @@ struct PlantedRequestGenerator {
         var textBody: [String] = []
         var protobuf: [[UInt8]] = []
         var tail: [String] = []
+        var binary: [[UInt8]] = []
         var log: [String] = []
         for _ in 0..<(1 + below(3)) {
             let (v, steps) = encodedValue()
@@ -229,7 +230,9 @@ struct PlantedRequestGenerator {
                 let b = Array(v.utf8)
                 protobuf.append([UInt8(0x0A | (below(4) << 3))] + varint(b.count) + b)
             case 10:
-                if let c = coordinate, chance(30) {
+                if let c = coordinate, chance(25) {
+                    binary.append(binaryRecord(c, string: v))
+                } else if let c = coordinate, chance(30) {
                     // Latitude and longitude apart, in places of their own, some as fixed-point integers.
                     for (k, v) in [(pick(["lat", "latitude", "y"]), c.latitude), (pick(["lon", "lng", "longitude", "x"]), c.longitude)] {
                         let text = chance(25) ? String(Int(v * pick([1e5, 1e6, 1e7]))) : String(format: "%.\(1 + below(6))f", v)
@@ -297,6 +300,7 @@ struct PlantedRequestGenerator {
         if !textBody.isEmpty { kinds.append(4) }
         if !protobuf.isEmpty { kinds.append(5) }
         if !tail.isEmpty { kinds.append(6) }
+        if !binary.isEmpty { kinds.append(7) }
         if let kind = kinds.isEmpty ? nil : pick(kinds) {
             switch kind {
             case 0:
@@ -331,6 +335,9 @@ struct PlantedRequestGenerator {
             case 5:
                 body = protobuf.flatMap { $0 } + [0x10, UInt8(below(128))]
                 contentType = pick([nil, "application/x-protobuf", "application/octet-stream"])
+            case 7:
+                body = binary.flatMap { $0 } + (0..<below(24)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                contentType = pick([nil, "application/octet-stream"])
             default:
                 // Text that looks like text for more than 512 bytes, then a binary tail holding the values.
                 var text = Array(String(repeating: "lorem ipsum dolor ", count: 25 + below(15)).utf8)
@@ -346,6 +353,31 @@ struct PlantedRequestGenerator {
         for (n, v) in headers.shuffled(using: &rng) { h.add(name: n, value: v) }
         let request = HTTPRequest(head: HTTPRequestHead(method: method, target: target, headers: h), scheme: scheme, body: body)
         return (request, log.joined(separator: "; "))
+    }
+
+    /// A binary record holding `c` (a few metres off, 2 to 6 decimals) as a float32 or float64
+    /// pair in either byte order and either order: after a header of 0 to 8 bytes or a
+    /// length-prefixed string, sometimes followed by a round accuracy, then a time or random bytes.
+    mutating func binaryRecord(_ c: Coordinate, string: String) -> [UInt8] {
+        let little = chance(50), wide = chance(40)
+        func number(_ v: Double) -> [UInt8] {
+            if wide { return little ? withUnsafeBytes(of: v.bitPattern.littleEndian, Array.init) : withUnsafeBytes(of: v.bitPattern.bigEndian, Array.init) }
+            let bits = Float(v).bitPattern
+            return little ? withUnsafeBytes(of: bits.littleEndian, Array.init) : withUnsafeBytes(of: bits.bigEndian, Array.init)
+        }
+        let scale = pow(10, Double(2 + below(5)))
+        let lat = ((c.latitude + Double(below(7) - 3) * 0.0001) * scale).rounded() / scale
+        let lon = ((c.longitude + Double(below(7) - 3) * 0.0001) * scale).rounded() / scale
+        var out: [UInt8]
+        if chance(50) {
+            out = (0..<below(9)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        } else {
+            let s = Array(string.utf8.prefix(200))
+            out = little ? [UInt8(s.count & 0xFF), UInt8(s.count >> 8)] + s : [UInt8(s.count >> 8), UInt8(s.count & 0xFF)] + s
+        }
+        out += chance(85) ? number(lat) + number(lon) : number(lon) + number(lat)
+        if chance(40) { out += number(Double(pick([5, 10, 12.5, 65, 1200]))) }
+        return out + (0..<below(12)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
     }
 
     func varint(_ n: Int) -> [UInt8] {

@@ -36,6 +36,7 @@ extension FieldWalker {
         let b = Array(bytes.prefix(Self.binaryScanLimit))
         var i = 0
         var strings = 0
+        var stringEnds = Set<Int>()
         while i + 2 + Self.minBinaryString <= b.count, strings < 256, !full {
             // A big-endian length (`writeUTF`), else a little-endian one.
             var end = i + 2 + (Int(b[i]) << 8 | Int(b[i + 1]))
@@ -56,9 +57,10 @@ extension FieldWalker {
                 emit(tail, o)
             }
             strings += 1
+            stringEnds.insert(end)
             i = end
         }
-        binaryNumberPairs(b, origin: origin)
+        binaryNumberPairs(b, stringEnds: stringEnds, origin: origin)
     }
 
     /// `b[from..<to]` is a string worth reading: at least `minBinaryString` printable ASCII bytes, within `b`.
@@ -69,19 +71,18 @@ extension FieldWalker {
     }
 
     /// Adjacent IEEE-754 numbers that both look like degrees written with a few decimals: a group
-    /// each, without a key. Float64 pairs of 4 decimals or more are marked as coordinates; float32
-    /// pairs are not (a float32 in degree ranges has few decimals by nature: only a profile's
-    /// location tells a coordinate pair among them). With a profile (pruning), a pair neither of
+    /// each, without a key, marked as coordinates when the record makes the pair credible without a
+    /// profile (`BinaryCoordinatePair`). With a profile (pruning), a pair neither of
     /// whose numbers is within a degree of the profile's latitude is not kept: it could not be near
     /// the profile in either order, so the findings are those of keeping it.
-    private mutating func binaryNumberPairs(_ b: [UInt8], origin: FieldOrigin) {
+    private mutating func binaryNumberPairs(_ b: [UInt8], stringEnds: Set<Int>, origin: FieldOrigin) {
         guard b.count >= 8 else { return }
         let latitude = pruning?.matcher.location.map { abs($0.latitude) }
         @inline(__always) func nearLatitude(_ x: Double, _ y: Double) -> Bool {
             guard let latitude else { return true }
             return abs(abs(x) - latitude) < 1 || abs(abs(y) - latitude) < 1
         }
-        var found: [(x: (Double, Int), y: (Double, Int), how: String, marked: Bool)] = []
+        var found: [(x: (Double, Int), y: (Double, Int), at: Int, width: Int, little: Bool)] = []
         b.withUnsafeBytes { raw in
             @inline(__always) func u64(_ at: Int, little: Bool) -> UInt64 {
                 let v = raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)
@@ -97,24 +98,24 @@ extension FieldWalker {
                     let le = little == 1
                     if at + 16 <= raw.count, let x = Self.degreeLike(Double(bitPattern: u64(at, little: le))),
                        let y = Self.degreeLike(Double(bitPattern: u64(at + 8, little: le))), nearLatitude(x.0, y.0) {
-                        // Two float64 values of 4 to 7 decimals side by side: a degree pair by its
-                        // writing (measurements in binary are seldom that round, random bytes never).
-                        found.append((x, y, le ? "float64le" : "float64be",
-                                      x.1 >= Self.markedFloat64Decimals && y.1 >= Self.markedFloat64Decimals))
+                        found.append((x, y, at, 8, le))
                     }
                     if let x = Self.degreeLike(Float(bitPattern: u32(at, little: le))),
                        let y = Self.degreeLike(Float(bitPattern: u32(at + 4, little: le))), nearLatitude(x.0, y.0) {
-                        found.append((x, y, le ? "float32le" : "float32be", false))
+                        found.append((x, y, at, 4, le))
                     }
                 }
                 at += 1
             }
         }
-        for f in found { binaryPair(f.x, f.y, how: f.how, origin: origin, marked: f.marked) }
+        guard !found.isEmpty else { return }
+        let judge = BinaryCoordinatePair(bytes: b, stringEnds: stringEnds)
+        for f in found {
+            let how = f.width == 8 ? (f.little ? "float64le" : "float64be") : (f.little ? "float32le" : "float32be")
+            binaryPair(f.x, f.y, how: how, origin: origin,
+                       marked: judge.isPosition(at: f.at, width: f.width, littleEndian: f.little, x: f.x, y: f.y))
+        }
     }
-
-    /// Decimals each float64 of a pair needs to be marked as coordinates (about 10 m).
-    static let markedFloat64Decimals = 4
 
     private mutating func binaryPair(_ x: (Double, Int), _ y: (Double, Int), how: String, origin: FieldOrigin, marked: Bool) {
         var decodings = origin.decodings

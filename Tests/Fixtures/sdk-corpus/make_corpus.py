@@ -1475,10 +1475,58 @@ def encoding_families(d):
     return out
 
 
+# ---- binary bodies that hold no position and no identifier (issue 15, point 3: hard negatives for the binary families)
+def binary_negatives(d):
+    v = d["v"]
+    app = d["app"]
+    ios = d["platform"] == "ios"
+    ua = ua_for(d, "CFNetwork/1568" if ios else "okhttp/4.12.0")
+    o = "<" if ios else ">"
+    out = []
+    # motion samples right after a 6-byte header: accelerometer, gyroscope, magnetometer as float32 (every other one
+    # rounded to 3 decimals, as some SDKs do to save space), then the sample's interval in milliseconds
+    body = struct.pack(o + "HI", 4, v.ms(300) // 1000)
+    for k in range(24):
+        g = v.rng.gauss
+        values = [g(0, 3), g(0, 3), 9.81 + g(0, 1), g(0, .5), g(0, .5), g(0, .5), g(20, 30), g(-10, 30), g(40, 20)]
+        if k % 2:
+            values = [round(x, 3) for x in values]
+        body += struct.pack(o + "9fH", *values, 20)
+    r = Req("app:binary", "POST", f"https://{app['host']}/v1/motion/batch", body=body, mime="application/octet-stream", ua=ua)
+    out.append(r.neg("sensor-readings", "body", "float32 accelerometer/gyroscope/magnetometer samples"))
+    # the same three axes as float64 rounded to 4 decimals: a series of numbers written like degrees
+    body = struct.pack(o + "H", 9) + b"".join(struct.pack(o + "d", round(v.rng.gauss(15, 25), 4)) for _ in range(30))
+    r = Req("app:binary", "POST", f"https://{app['host']}/v1/motion/calibration", body=body, mime="application/octet-stream", ua=ua)
+    out.append(r.neg("sensor-readings", "body", "float64 series, 4 decimals"))
+    # an end-to-end encrypted sync blob: random bytes
+    body = bytes(v.rng.getrandbits(8) for _ in range(768))
+    r = Req("app:binary", "PUT", f"https://{app['host']}/v1/sync/blob", body=body, mime="application/octet-stream", ua=ua)
+    out.append(r.neg("random-bytes", "body", "encrypted payload"))
+    # a log file compressed with raw deflate (no gzip or zlib header to undo it by)
+    lines = "".join(f"{i:05d} I/App: frame {v.rng.randint(10, 99)} ms, cache {v.rng.randint(0, 512)} KiB\n" for i in range(300))
+    c = zlib.compressobj(6, zlib.DEFLATED, -15)
+    body = c.compress(lines.encode()) + c.flush()
+    r = Req("app:binary", "POST", f"https://{app['host']}/v1/logs/upload", body=body, mime="application/octet-stream", ua=ua)
+    out.append(r.neg("compressed-data", "body", "raw deflate"))
+    # a screenshot attached to feedback: PNG (IHDR, zlib IDAT of noisy pixels, IEND)
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    pixels = b"".join(b"\x00" + bytes(v.rng.getrandbits(6) for _ in range(96)) for _ in range(32))
+    body = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 32, 32, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(pixels)) + chunk(b"IEND", b""))
+    r = Req("app:binary", "POST", f"https://{app['host']}/v1/feedback/screenshot", body=body, mime="image/png", ua=ua)
+    out.append(r.neg("image", "body", "PNG screenshot"))
+    # timestamps of a batch of app events: int64 milliseconds and uint32 seconds
+    body = b"".join(struct.pack(o + "qI", v.ms(310 + 7 * i), v.ms(310 + 7 * i) // 1000) for i in range(20))
+    r = Req("app:binary", "POST", f"https://{app['host']}/v1/events/times", body=body, mime="application/octet-stream", ua=ua)
+    out.append(r.neg("timestamp", "body", "int64 ms and uint32 s"))
+    return out
+
+
 SDKS = [firebase_analytics, crashlytics, admob, meta, adjust, appsflyer, branch, kochava, amplitude, mixpanel, segment, braze,
         onesignal, clevertap, moengage, flurry, sentry, datadog, newrelic, unity_ads, applovin, ironsource, criteo, singular,
         bugsnag, appcenter, first_party_rest, first_party_identity, graphql, jsonrpc, contact_uploads, form_style, multipart_style,
-        encoding_families]
+        encoding_families, binary_negatives]
 
 
 # ---------------------------------------------------------------- HAR and labels
