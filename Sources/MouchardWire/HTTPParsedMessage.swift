@@ -52,6 +52,11 @@ public struct HTTPMessageReader<Parser: HTTPMessageParsing>: Sendable {
     /// After `feed` or `finish` throws, this is what was received of the message the fault (or the
     /// end of stream) interrupted, marked incomplete and truncated: nothing decoded is lost.
     public private(set) var partial: Message?
+    /// `partial != nil`, told without copying the message out.
+    public var hasPartial: Bool {
+        if case .none = partial { return false }
+        return true
+    }
     /// Bytes seen after the connection became a tunnel.
     public private(set) var tunnelByteCount = 0
     /// Keep the bytes after a switch to a tunnel (up to `bodyLimit` until taken) for `takeTunnelBytes`:
