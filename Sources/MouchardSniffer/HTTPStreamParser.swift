@@ -80,13 +80,13 @@ struct HTTPStreamParser {
         if var r = requests {
             requests = nil
             var got: [HTTPParsedRequest] = []
-            do { try r.feed(bytes, into: &got) } catch { fault = error }
+            do { try r.feedSegment(bytes, into: &got) } catch { fault = error }
             out = got.map { message($0, nil, time: time) }
             requests = r
         } else if var r = responses {
             responses = nil
             var got: [HTTPParsedResponse] = []
-            do { try r.feed(bytes, into: &got) } catch { fault = error }
+            do { try r.feedSegment(bytes, into: &got) } catch { fault = error }
             out = got.map { message(nil, $0, time: time) }
             responses = r
         }
