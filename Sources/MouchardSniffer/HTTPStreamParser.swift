@@ -68,7 +68,9 @@ struct HTTPStreamParser {
         responses?.skipBody(count)
     }
 
-    private var hasPartial: Bool { requests?.partial != nil || responses?.partial != nil }
+    /// Asked of the reader in place: `requests?.partial != nil` copied the message in progress
+    /// out of the reader for each segment (5% of a capture's scan).
+    private var hasPartial: Bool { requests?.hasPartial == true || responses?.hasPartial == true }
 
     /// Appends stream bytes and returns the messages they completed.
     mutating func feed(_ bytes: ArraySlice<UInt8>, time: Double) -> [Message] {
@@ -78,13 +80,13 @@ struct HTTPStreamParser {
         if var r = requests {
             requests = nil
             var got: [HTTPParsedRequest] = []
-            do { try r.feed(bytes, into: &got) } catch { fault = error }
+            do { try r.feedSegment(bytes, into: &got) } catch { fault = error }
             out = got.map { message($0, nil, time: time) }
             requests = r
         } else if var r = responses {
             responses = nil
             var got: [HTTPParsedResponse] = []
-            do { try r.feed(bytes, into: &got) } catch { fault = error }
+            do { try r.feedSegment(bytes, into: &got) } catch { fault = error }
             out = got.map { message(nil, $0, time: time) }
             responses = r
         }

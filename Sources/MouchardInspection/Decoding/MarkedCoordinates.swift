@@ -24,7 +24,9 @@ enum MarkedCoordinates {
         var out: [Value] = []
         var i = 0
         while i < b.count, out.count < maxValues {
-            if let (value, end) = token(b, at: i) {
+            // A token starts with a hemisphere letter, a minus sign or a digit: no other byte is
+            // tried (most of a long text).
+            if mayStartToken(b[i]), let (value, end) = token(b, at: i) {
                 out.append(value)
                 i = end
             } else {
@@ -87,9 +89,14 @@ enum MarkedCoordinates {
         return (v, decimals, k)
     }
 
+    /// `token` finds nothing at a byte other than these.
+    private static func mayStartToken(_ b: UInt8) -> Bool {
+        hemisphere(b) != nil || b == UInt8(ascii: "-") || (b >= 0x30 && b <= 0x39)
+    }
+
     /// The length of the mark at `i` among `marks` (byte sequences), 0 when none is there.
     private static func mark(_ b: [UInt8], at i: Int, _ marks: [[UInt8]]) -> Int {
-        for m in marks where i + m.count <= b.count && Array(b[i..<(i + m.count)]) == m { return m.count }
+        for m in marks where i + m.count <= b.count && b[i..<(i + m.count)].elementsEqual(m) { return m.count }
         return 0
     }
 

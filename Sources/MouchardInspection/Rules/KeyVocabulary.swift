@@ -26,9 +26,39 @@ final class KeyVocabulary: Sendable {
         var need: ShapeNeed
     }
 
+    /// A field's key and parent key, the cache's key. Hashed as one FNV-1a over both names' bytes,
+    /// fed to the hasher as one word: hashing two strings through `Hasher` was most of a look-up,
+    /// made for every field (bench/NOTES.md).
     struct Names: Hashable {
         var key: String
         var parent: String
+
+        static func == (a: Names, b: Names) -> Bool { a.key == b.key && a.parent == b.parent }
+
+        func hash(into hasher: inout Hasher) {
+            var h = Self.fnvOffset
+            Self.fold(key, into: &h)
+            // A byte no name holds between the two, so that ("ab", "c") and ("a", "bc") differ.
+            h = (h ^ 0xFF) &* Self.fnvPrime
+            Self.fold(parent, into: &h)
+            hasher.combine(h)
+        }
+
+        private static let fnvOffset: UInt64 = 0xCBF2_9CE4_8422_2325
+        private static let fnvPrime: UInt64 = 0x0000_0100_0000_01B3
+
+        private static func fold(_ name: String, into h: inout UInt64) {
+            let folded = name.utf8.withContiguousStorageIfAvailable { bytes in
+                var x = h
+                for b in bytes { x = (x ^ UInt64(b)) &* fnvPrime }
+                return x
+            }
+            if let folded {
+                h = folded
+            } else {
+                for b in name.utf8 { h = (h ^ UInt64(b)) &* fnvPrime }
+            }
+        }
     }
 
     static let capacity = 4096

@@ -29,32 +29,44 @@ struct PatternDetector: Sendable {
     }
 
     func detect(_ extracted: FieldExtractor.Result, into out: inout DetectionSet) {
+        // The rules are read through a buffer pointer: `rules[index]` of the array copies the
+        // rule (its strings, sets and arrays retained) for each field it is tried on.
+        rules.withUnsafeBufferPointer { rules in
+            extracted.fields.withUnsafeBufferPointer { fields in detect(fields, path: extracted.pathBytes, rules: rules, into: &out) }
+        }
+        for group in extracted.groups {
+            detectCoordinates(group, into: &out)
+        }
+    }
+
+    /// The fields' detections. Fields and rules are read in place through buffer pointers:
+    /// `for field in fields` and `rules[index]` of the arrays copy each one (its strings and
+    /// arrays retained, then released) for every field and every rule tried on it.
+    private func detect(_ fields: UnsafeBufferPointer<ExtractedField>, path: ArraySlice<UInt8>, rules: UnsafeBufferPointer<PatternRule>,
+                        into out: inout DetectionSet) {
         // The URL path's key, read when a rule with path hints is first reached.
         var pathName: KeyName?
-        for field in extracted.fields {
-            let candidates = vocabulary.candidates(key: field.origin.key, parent: field.origin.parentKey)
+        for i in fields.indices {
+            let candidates = vocabulary.candidates(key: fields[i].origin.key, parent: fields[i].origin.parentKey)
             guard !candidates.isEmpty else { continue }
-            let place = FieldPlace.bit(of: field.origin.location)
+            let place = FieldPlace.bit(of: fields[i].origin.location)
             var shape: ValueShape?
             for candidate in candidates {
                 guard candidate.places == 0 || candidate.places & place != 0 else { continue }
                 let index = candidate.rule
                 var url = 0.0
                 if candidate.readsPath {
-                    if pathName == nil { pathName = KeyName(tokens: keyTokens(extracted.path)) }
+                    if pathName == nil { pathName = KeyName(tokens: keyTokens(String(decoding: path, as: UTF8.self))) }
                     url = PatternRule.pathScore(rules[index].pathKeys, pathName!)
                 }
                 let keyScore = candidate.lead + url + candidate.penalty
                 // Even a perfect candidate could not reach the threshold (checked when the key was
                 // resolved for the rules without path hints).
                 guard !candidate.readsPath || keyScore + max(0, rules[index].uppercaseWeight) >= rules[index].threshold else { continue }
-                if shape == nil { shape = ValueShape(field.bytes) }
+                if shape == nil { shape = ValueShape(fields[i].bytes) }
                 guard candidate.need.mayMatch(&shape!, searches: searches) else { continue }
-                detect(rules[index], keyScore: keyScore, in: field, into: &out)
+                detect(rules[index], keyScore: keyScore, in: fields[i], into: &out)
             }
-        }
-        for group in extracted.groups {
-            detectCoordinates(group, into: &out)
         }
     }
 
