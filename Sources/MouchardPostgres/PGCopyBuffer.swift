@@ -1,3 +1,4 @@
+import Foundation
 import MouchardStore
 
 /// Rows in PostgreSQL's binary COPY format (`COPY t (cols) FROM STDIN WITH (FORMAT binary)`): a
@@ -19,11 +20,10 @@ struct PGCopyBuffer {
         int32(0)
     }
 
-    /// The buffer to send: the rows and the trailer.
-    func finished() -> [UInt8] {
-        var out = bytes
-        out += [0xFF, 0xFF]
-        return out
+    /// The buffer to send: the rows and the trailer (the rows are not copied).
+    consuming func finished() -> [UInt8] {
+        int16(-1)
+        return bytes
     }
 
     mutating func startRow(fields: Int) {
@@ -38,9 +38,15 @@ struct PGCopyBuffer {
     mutating func append(_ value: SQLValue, as type: PGType) {
         switch (value, type) {
         case (.null, _): null()
-        case (.integer(let n), .bool): field(1) { $0.append(n != 0 ? 1 : 0) }
-        case (.integer(let n), .int2): field(2) { $0.appendBigEndian(UInt64(UInt16(truncatingIfNeeded: n)), count: 2) }
-        case (.integer(let n), .int4): field(4) { $0.appendBigEndian(UInt64(UInt32(truncatingIfNeeded: n)), count: 4) }
+        case (.integer(let n), .bool):
+            int32(1)
+            bytes.append(n != 0 ? 1 : 0)
+        case (.integer(let n), .int2):
+            int32(2)
+            bigEndian(Int16(truncatingIfNeeded: n))
+        case (.integer(let n), .int4):
+            int32(4)
+            bigEndian(Int32(truncatingIfNeeded: n))
         case (.integer(let n), .int8): int64Field(n)
         case (.integer(let n), .float8): float8(Double(n))
         case (.real(let d), .float8): float8(d)
@@ -50,7 +56,7 @@ struct PGCopyBuffer {
         case (.text(let s), .int2), (.text(let s), .int4), (.text(let s), .int8), (.text(let s), .bool):
             if let n = Int64(s) { append(.integer(n), as: type) } else { null() }
         case (.text(let s), .float8): if let d = Double(s) { float8(d) } else { null() }
-        case (.text(let s), .uuid): if let b = PGUUID.bytes(s) { field(16) { $0 += b } } else { null() }
+        case (.text(let s), .uuid): if let b = PGUUID.bytes(s) { uuid(b) } else { null() }
         case (.text(let s), .bytea): bytea(Array(s.utf8))
         case (.blob(let b), .bytea): bytea(b)
         case (.blob(let b), .text): text(String(decoding: b, as: UTF8.self))
@@ -60,15 +66,42 @@ struct PGCopyBuffer {
         }
     }
 
-    mutating func int64Field(_ n: Int64) { field(8) { $0.appendBigEndian(UInt64(bitPattern: n), count: 8) } }
-    mutating func float8(_ d: Double) { field(8) { $0.appendBigEndian(d.bitPattern, count: 8) } }
-    mutating func timestamptz(microseconds: Int64) { int64Field(microseconds) }
-    mutating func uuid(_ b: [UInt8]) { field(16) { $0 += b } }
-    mutating func bytea(_ b: [UInt8]) { field(b.count) { $0 += b } }
+    mutating func int64Field(_ n: Int64) {
+        int32(8)
+        bigEndian(n)
+    }
 
+    mutating func float8(_ d: Double) {
+        int32(8)
+        bigEndian(d.bitPattern)
+    }
+
+    mutating func timestamptz(microseconds: Int64) { int64Field(microseconds) }
+
+    mutating func uuid(_ b: [UInt8]) {
+        int32(16)
+        bytes += b
+    }
+
+    mutating func bytea(_ b: [UInt8]) {
+        int32(Int32(truncatingIfNeeded: b.count))
+        bytes += b
+    }
+
+    /// Text written from its UTF-8 in place; only text holding a NUL is copied (to replace it).
     mutating func text(_ s: String) {
-        let utf8 = Self.withoutNUL(s)
-        field(utf8.count) { $0 += utf8 }
+        var s = s
+        let clean = s.withUTF8 { utf8 -> Bool in
+            if let base = utf8.baseAddress, memchr(base, 0, utf8.count) != nil { return false }
+            int32(Int32(truncatingIfNeeded: utf8.count))
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if !clean {
+            let utf8 = Self.withoutNUL(s)
+            int32(Int32(truncatingIfNeeded: utf8.count))
+            bytes += utf8
+        }
     }
 
     /// The UTF-8 bytes with each NUL replaced by U+FFFD (EF BF BD).
@@ -79,18 +112,12 @@ struct PGCopyBuffer {
         return utf8
     }
 
-    private mutating func field(_ length: Int, _ write: (inout [UInt8]) -> Void) {
-        int32(Int32(truncatingIfNeeded: length))
-        write(&bytes)
+    /// The integer's bytes, most significant first, appended at once (not byte by byte: this runs
+    /// for every value of every uploaded row).
+    private mutating func bigEndian<T: FixedWidthInteger>(_ v: T) {
+        withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
-    private mutating func int16(_ v: Int16) { bytes.appendBigEndian(UInt64(UInt16(bitPattern: v)), count: 2) }
-    private mutating func int32(_ v: Int32) { bytes.appendBigEndian(UInt64(UInt32(bitPattern: v)), count: 4) }
-}
-
-extension Array where Element == UInt8 {
-    /// The low `count` bytes of `v`, most significant first.
-    mutating func appendBigEndian(_ v: UInt64, count: Int) {
-        for i in stride(from: count - 1, through: 0, by: -1) { append(UInt8(truncatingIfNeeded: v >> UInt64(8 * i))) }
-    }
+    private mutating func int16(_ v: Int16) { bigEndian(v) }
+    private mutating func int32(_ v: Int32) { bigEndian(v) }
 }

@@ -15,7 +15,7 @@ import MouchardStore
 enum PostgresSchema {
     static let schema = "mouchard"
 
-    static let migrations: [String] = [v1, v2]
+    static let migrations: [String] = [v1, v2, v3]
 
     static var latestVersion: Int { migrations.count }
 
@@ -144,6 +144,13 @@ enum PostgresSchema {
     END
     $do$;
     CREATE OR REPLACE FUNCTION \(ensureMonth(tables: ["flows", "findings", "dns", "destinations", "messages"]))
+    """
+
+    /// Version 3: no index on `findings (category, company)`. No fleet query reads findings
+    /// through it (they join the sessions selected on the primary key's `session_id`), and every
+    /// uploaded finding paid for its entry.
+    static let v3 = """
+    DROP INDEX IF EXISTS mouchard.findings_category;
     """
 
     /// Columns no query filters on, per table: their partitions keep no statistics for them
