@@ -74,6 +74,7 @@ extension ProxySession {
         guard let machine = http2, mode == .http2 else { return }
         machine.now = loop.now
         performHTTP2(machine.handle(input))
+        shared.statistics.http2PeakBufferedBodyBytes.max(machine.peakBufferedBodyBytes, ordering: .relaxed)
         updateReading()
     }
 
