@@ -35,6 +35,8 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
         case clientEnded
         case upstreamEnded
         case upstreamFailed(String)
+        /// A socket write buffer went back under its low-water mark (see `clientBacklogged`).
+        case writeBufferDrained
     }
 
     enum Action {
@@ -73,6 +75,12 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
     let webSocketLimits: WebSocketConversation.Limits
     /// Monotonic milliseconds, set by the session before each input.
     var now: UInt64 = 0
+    var clientBacklogged = false
+    var upstreamBacklogged = false
+    /// Bytes that left for the origin (or the client) and are not credited to their sender yet,
+    /// because that socket's write buffer is over its high-water mark.
+    private var heldForClient: [BodyRelease] = []
+    private var heldForOrigin: [BodyRelease] = []
     private var streams: [Int32: ProxiedStream] = [:]
     /// The client was told it may open extended CONNECT streams (the origin allowed them).
     private var extendedConnectAllowed = false
@@ -118,8 +126,8 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
         case .clientEnded:
             closeAll(error: "client closed the connection", &actions)
             return actions
-        case .upstreamConnected:
-            break  // the h2 origin connection is the one the machine started with
+        case .upstreamConnected, .writeBufferDrained:
+            break  // the h2 origin connection is the one the machine started with; credits go in `flush`
         case .upstreamEnded:
             originGone("upstream closed the connection", &actions)
         case .upstreamFailed(let why):
@@ -381,14 +389,25 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
         return actions
     }
 
-    /// DATA that left one connection (or was dropped there) is consumed on the one it came from.
-    /// Returns whether anything was.
+    /// DATA that left one connection (or was dropped there) is consumed on the one it came from,
+    /// unless the socket it left by is backlogged: then once that socket's buffer drains (so the
+    /// sockets' own buffers stay bounded too, and no socket is paused). Returns whether any was.
     @discardableResult
     private func creditReleased() -> Bool {
-        let toClient = downstream.takeReleased(), toOrigin = upstream.takeReleased()
-        upstream.consume(toClient)
-        downstream.consume(toOrigin)
-        return !toClient.isEmpty || !toOrigin.isEmpty
+        heldForClient += upstream.takeReleased()
+        heldForOrigin += downstream.takeReleased()
+        var credited = false
+        if !upstreamBacklogged && !heldForClient.isEmpty {
+            downstream.consume(heldForClient)
+            heldForClient = []
+            credited = true
+        }
+        if !clientBacklogged && !heldForOrigin.isEmpty {
+            upstream.consume(heldForOrigin)
+            heldForOrigin = []
+            credited = true
+        }
+        return credited
     }
 
     /// The exchange a client stream opens: its request head (`:path` as the target, HTTP/2.0, the
@@ -417,6 +436,10 @@ protocol HTTP2SessionMachine: AnyObject {
     var downstream: HTTP2Connection { get }
     /// Monotonic milliseconds, set by the session before each input.
     var now: UInt64 { get set }
+    /// The client's (the origin's) socket write buffer is over its high-water mark, set by the
+    /// session before each input: bytes that left for it are not credited to their sender yet.
+    var clientBacklogged: Bool { get set }
+    var upstreamBacklogged: Bool { get set }
     /// Stop reading the client, or the origin, for the machine's sake (beyond the sockets' own
     /// write buffers, which the session watches).
     var wantsClientPaused: Bool { get }

@@ -43,6 +43,11 @@ final class HTTP2TranslationMachine: HTTP2SessionMachine {
     let bodyCaptureLimit: Int
     /// Monotonic milliseconds, set by the session before each input.
     var now: UInt64 = 0
+    var clientBacklogged = false
+    var upstreamBacklogged = false
+    /// Request body bytes written to the origin connection and not credited to the client yet,
+    /// per stream (held while that socket's write buffer is over its high-water mark).
+    private var written: [Int32: Int] = [:]
     private var streams: [Int32: TranslatedStream] = [:]
     /// Streams waiting for the origin connection, in the order they opened.
     private var queue: [Int32] = []
@@ -87,7 +92,8 @@ final class HTTP2TranslationMachine: HTTP2SessionMachine {
     var wantsClientPaused: Bool { false }
     /// An HTTP/1.1 origin has no flow control: it is not read while more than `pauseAbove` bytes of
     /// its answers wait for the client's windows.
-    var wantsUpstreamPaused: Bool { downstream.bufferedBodyBytes > Self.pauseAbove }
+    /// Nor while the client's socket is backlogged.
+    var wantsUpstreamPaused: Bool { clientBacklogged || downstream.bufferedBodyBytes > Self.pauseAbove }
     static let pauseAbove = 4 << 20
     /// The most response bytes ever held for the client.
     var peakBufferedBodyBytes: Int { downstream.peakBufferedBodyBytes }
@@ -105,6 +111,8 @@ final class HTTP2TranslationMachine: HTTP2SessionMachine {
         case .clientEnded:
             closeAll(error: "client closed the connection", &actions)
             return actions
+        case .writeBufferDrained:
+            break  // credits go in `flush`
         case .upstreamConnected:
             upstreamState = .ready
             exchangesOnLink = 0
@@ -148,7 +156,7 @@ final class HTTP2TranslationMachine: HTTP2SessionMachine {
                 s.waitingBody += bytes
             } else if id == active && !s.responseEnded {
                 sendUpstream(Self.frame(bytes, chunked: s.chunked), &actions)
-                downstream.consume(stream: id, bytes: bytes.count)
+                written[id, default: 0] += bytes.count
             } else {
                 downstream.consumeAll(stream: id)  // answered (or failed) already: the rest of the upload is dropped
             }
@@ -252,7 +260,7 @@ final class HTTP2TranslationMachine: HTTP2SessionMachine {
                                                   headers: headers), to: &out)
         out += Self.frame(s.waitingBody, chunked: s.chunked)
         if s.chunked && s.requestEnded { HTTPChunkedEncoder.appendLastChunk(trailers: s.requestTrailers, to: &out) }
-        downstream.consume(stream: id, bytes: s.waitingBody.count)
+        written[id, default: 0] += s.waitingBody.count
         s.waitingBody = []
         s.sent = true
         streams[id] = s
@@ -424,6 +432,10 @@ final class HTTP2TranslationMachine: HTTP2SessionMachine {
     /// the machine when the client connection is finished or, once draining, no stream is left.
     private func flush() -> [Action] {
         var actions: [Action] = []
+        if !upstreamBacklogged {
+            for (id, n) in written { downstream.consume(stream: id, bytes: n) }
+            written = [:]
+        }
         for _ in 0..<4 {
             let down = downstream.pendingOutput()
             if !down.isEmpty { actions.append(.sendClient(down)) }

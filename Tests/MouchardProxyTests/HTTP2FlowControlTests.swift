@@ -1,5 +1,6 @@
 import Foundation
 import MouchardHTTP2
+@testable import MouchardProxy
 import MouchardTestSupport
 import Testing
 
@@ -12,14 +13,16 @@ import Testing
 struct HTTP2FlowControlTests {
     static let megabytes = 24
 
-    /// argv: server certificate, key, proxy port, proxy CA, MiB each way. The origin answers
-    /// `POST /upload` with the count it read and `GET /download` with that many bytes. Prints
-    /// `upload N` (the origin's count), `download N` (bytes the client read), or `stalled`.
+    /// argv: server certificate, key, proxy port, proxy CA, MiB each way, origin kind. An `h2`
+    /// origin answers `POST /upload` with the count it read and `GET /download` with that many
+    /// bytes; the client prints `upload N` (the origin's count), `download N` (bytes it read). An
+    /// `http1` origin (HTTP/1.1 only: the proxy translates) echoes a POST body in chunks as it reads
+    /// it; the client uploads on one stream and prints `echo N`. `stalled` when the deadline passed.
     static let script = #"""
 import socket, ssl, sys, threading, time
 import h2.config, h2.connection, h2.events
 
-cert, key, proxy_port, ca, mib = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+cert, key, proxy_port, ca, mib, kind = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), sys.argv[6]
 size = mib << 20
 PACE = 0.004   # slept after each read: both peers read slower than loopback
 CHUNK = 16384
@@ -83,17 +86,34 @@ def serve(sock):
             conn.send_data(e.stream_id, str(read[e.stream_id]).encode(), end_stream=True)
     run(sock, conn, handle, {}, lambda: False)
 
+def serve_http1(sock):
+    # One POST: its body read in paced pieces, each written back at once as a chunk.
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(1)
+    length = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")][0])
+    sock.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+    while length > 0:
+        piece = sock.recv(min(65536, length))
+        if not piece:
+            return
+        length -= len(piece)
+        time.sleep(PACE)
+        sock.sendall(b"%x\r\n%s\r\n" % (len(piece), piece))
+    sock.sendall(b"0\r\n\r\n")
+    sock.close()
+
 listener = socket.socket()
 listener.bind(("127.0.0.1", 0))
 listener.listen(8)
 port = listener.getsockname()[1]
 server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 server_context.load_cert_chain(cert, key)
-server_context.set_alpn_protocols(["h2"])
+server_context.set_alpn_protocols(["h2"] if kind == "h2" else ["http/1.1"])
 def accept():
     while True:
         raw, _ = listener.accept()
-        threading.Thread(target=serve, args=(server_context.wrap_socket(raw, server_side=True),), daemon=True).start()
+        threading.Thread(target=serve if kind == "h2" else serve_http1, args=(server_context.wrap_socket(raw, server_side=True),), daemon=True).start()
 threading.Thread(target=accept, daemon=True).start()
 
 \#(ProxiedH2Client.python)
@@ -101,9 +121,13 @@ tls = h2_through_proxy(proxy_port, port, ca)
 conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
 conn.initiate_connection()
 authority = "localhost:%d" % port
-conn.send_headers(1, [(":method", "POST"), (":scheme", "https"), (":path", "/upload"), (":authority", authority)])
-conn.send_headers(3, [(":method", "GET"), (":scheme", "https"), (":path", "/download"), (":authority", authority)],
-                  end_stream=True)
+if kind == "h2":
+    conn.send_headers(1, [(":method", "POST"), (":scheme", "https"), (":path", "/upload"), (":authority", authority)])
+    conn.send_headers(3, [(":method", "GET"), (":scheme", "https"), (":path", "/download"), (":authority", authority)],
+                      end_stream=True)
+else:
+    conn.send_headers(1, [(":method", "POST"), (":scheme", "https"), (":path", "/echo"), (":authority", authority),
+                          ("content-length", str(size))])
 state = {"answer": b"", "download": 0, "ended": set()}
 def handle(e, outgoing):
     if isinstance(e, h2.events.DataReceived):
@@ -116,12 +140,26 @@ def handle(e, outgoing):
     elif isinstance(e, h2.events.StreamReset):
         print("reset", e.stream_id, e.error_code, flush=True)
         state["ended"].add(e.stream_id)
-finished = run(tls, conn, handle, {1: size}, lambda: state["ended"] >= {1, 3})
-print("upload", state["answer"].decode() or "-", flush=True)
-print("download", state["download"], flush=True)
+finished = run(tls, conn, handle, {1: size}, lambda: state["ended"] >= ({1, 3} if kind == "h2" else {1}))
+if kind == "h2":
+    print("upload", state["answer"].decode() or "-", flush=True)
+    print("download", state["download"], flush=True)
+else:
+    print("echo", len(state["answer"]), flush=True)
 if not finished:
     print("stalled", flush=True)
 """#
+
+    /// Runs the script against an origin of `kind`: what it printed, and how long it took.
+    static func run(_ kind: String, origins: OriginFixture, proxy: ProxyFixture) throws -> (said: String, seconds: Double) {
+        let path = origins.directory + "/h2-flow.py"
+        try script.write(toFile: path, atomically: true, encoding: .utf8)
+        let started = Date()
+        let run = try runProcess(PythonPackages.python, [path, origins.directory + "/srv.pem", origins.directory + "/srv.key",
+                                                         String(proxy.address.port), proxy.caPath, String(megabytes), kind],
+                                 timeout: 60)
+        return (String(decoding: run.output, as: UTF8.self), Date().timeIntervalSince(started))
+    }
 
     @Test(.timeLimit(.minutes(2)))
     func uploadAndDownloadOnOneConnectionBothEnd() throws {
@@ -129,14 +167,7 @@ if not finished:
         defer { origins.stop() }
         let proxy = try ProxyFixture(origins: origins)
         defer { proxy.stop() }
-        let path = origins.directory + "/h2-flow.py"
-        try Self.script.write(toFile: path, atomically: true, encoding: .utf8)
-        let started = Date()
-        let run = try runProcess(PythonPackages.python, [path, origins.directory + "/srv.pem", origins.directory + "/srv.key",
-                                                         String(proxy.address.port), proxy.caPath, String(Self.megabytes)],
-                                 timeout: 60)
-        let seconds = Date().timeIntervalSince(started)
-        let said = String(decoding: run.output, as: UTF8.self)
+        let (said, seconds) = try Self.run("h2", origins: origins, proxy: proxy)
         let size = Self.megabytes << 20
         #expect(!said.contains("stalled"), "\(said)")
         #expect(said.contains("upload \(size)\n"), "\(said)")
@@ -145,5 +176,21 @@ if not finished:
         let peak = proxy.server.statistics?.http2PeakBufferedBodyBytes ?? -1
         #expect(peak > 0 && peak <= Int(HTTP2Limits.standard.connectionWindow), "peak \(peak)")
         print("h2 flow control: peak held \(peak) bytes, \(Self.megabytes) MiB up and down on one connection in \(String(format: "%.1f", seconds)) s")
+    }
+
+    /// The same through the translation machine: an HTTP/1.1 origin that echoes the upload as it
+    /// reads it, a client that reads the echo slowly while it uploads.
+    @Test(.timeLimit(.minutes(2)))
+    func uploadEchoedByAnHTTP1OriginEnds() throws {
+        let origins = try OriginFixture()
+        defer { origins.stop() }
+        let proxy = try ProxyFixture(origins: origins)
+        defer { proxy.stop() }
+        let (said, seconds) = try Self.run("http1", origins: origins, proxy: proxy)
+        #expect(!said.contains("stalled"), "\(said)")
+        #expect(said.contains("echo \(Self.megabytes << 20)\n"), "\(said)")
+        let peak = proxy.server.statistics?.http2PeakBufferedBodyBytes ?? -1
+        #expect(peak > 0 && peak <= HTTP2TranslationMachine.pauseAbove + (1 << 20), "peak \(peak)")
+        print("h2 to HTTP/1.1 flow control: peak held \(peak) bytes, \(Self.megabytes) MiB echoed in \(String(format: "%.1f", seconds)) s")
     }
 }
