@@ -103,20 +103,8 @@ def serve_http1(sock):
     sock.sendall(b"0\r\n\r\n")
     sock.close()
 
-listener = socket.socket()
-listener.bind(("127.0.0.1", 0))
-listener.listen(8)
-port = listener.getsockname()[1]
-server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-server_context.load_cert_chain(cert, key)
-server_context.set_alpn_protocols(["h2"] if kind == "h2" else ["http/1.1"])
-def accept():
-    while True:
-        raw, _ = listener.accept()
-        threading.Thread(target=serve if kind == "h2" else serve_http1, args=(server_context.wrap_socket(raw, server_side=True),), daemon=True).start()
-threading.Thread(target=accept, daemon=True).start()
-
 \#(ProxiedH2Client.python)
+port = tls_origin(cert, key, ["h2"], serve) if kind == "h2" else tls_origin(cert, key, ["http/1.1"], serve_http1)
 tls = h2_through_proxy(proxy_port, port, ca)
 conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
 conn.initiate_connection()
