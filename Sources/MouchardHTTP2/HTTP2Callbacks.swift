@@ -96,6 +96,7 @@ final class HTTP2Callbacks: @unchecked Sendable {
 
     static let dataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, stream, data, length, user in
         guard let data, length > 0 else { return 0 }
+        connection(user).received(stream: stream, bytes: length)
         connection(user).events.append(.data(stream: stream, bytes: Array(UnsafeBufferPointer(start: data, count: length))))
         return 0
     }

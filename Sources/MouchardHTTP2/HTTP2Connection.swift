@@ -15,8 +15,15 @@ public enum HTTP2Role: Sendable {
 /// methods below and leave with the next `pendingOutput()`.
 ///
 /// Body bytes handed to `sendBody` wait here until the peer's flow-control window lets them out
-/// (`bufferedBodyBytes` says how many): the caller stops reading the other side while that is
-/// high. Received windows are credited automatically as bytes are read.
+/// (`bufferedBodyBytes` says how many).
+///
+/// Flow control is the back-pressure (RFC 9113 §5.2): received DATA is not credited back to the
+/// peer as it is read (nghttp2's automatic WINDOW_UPDATE is off) but when the caller says the bytes
+/// are gone (`consume`), so a peer never has more unconsumed than the windows we advertise
+/// (`HTTP2Limits.streamWindow`, `connectionWindow`), and the connection is read at all times (its
+/// control frames with it). A body that carries another connection's DATA names that stream
+/// (`source`); once its bytes have been framed for the peer, or dropped, `takeReleased()` says so,
+/// for the caller to `consume` them on the connection they came from.
 ///
 /// Limits (`HTTP2Limits`) are applied here: concurrent streams, header list size (counted in
 /// `on_header`, since nghttp2 leaves it to the application), CONTINUATION frames and the RST_STREAM
@@ -31,7 +38,15 @@ public final class HTTP2Connection {
     var blocks: [Int32: HeaderBlock] = [:]
     /// Bodies waiting to be sent, per stream.
     var outgoing: [Int32: OutgoingBody] = [:]
-    public private(set) var bufferedBodyBytes = 0
+    public private(set) var bufferedBodyBytes = 0 {
+        didSet { peakBufferedBodyBytes = max(peakBufferedBodyBytes, bufferedBodyBytes) }
+    }
+    /// The most body bytes that ever waited here at once.
+    public private(set) var peakBufferedBodyBytes = 0
+    /// DATA bytes received per stream and not consumed yet (credited back by `consume`).
+    var unconsumed: [Int32: Int] = [:]
+    /// Bytes of other connections' streams that left (framed for the peer) or were dropped here.
+    var released: [BodyRelease] = []
     /// Header blocks refused for their size so far.
     var refusedBlocks = 0
     /// Fields nghttp2 found invalid (RFC 9113 §8.2.1) and that were dropped, not fatal.
@@ -49,6 +64,7 @@ public final class HTTP2Connection {
         defer { nghttp2_option_del(option) }
         nghttp2_option_set_max_continuations(option, limits.maxContinuations)
         nghttp2_option_set_stream_reset_rate_limit(option, limits.resetBurst, limits.resetRatePerSecond)
+        nghttp2_option_set_no_auto_window_update(option, 1)
         var created: OpaquePointer?
         let me = Unmanaged.passUnretained(self).toOpaque()
         let rv = role == .server
@@ -140,20 +156,21 @@ public final class HTTP2Connection {
 
     /// Opens a stream with a request head (client side); nil when the connection cannot take one
     /// (GOAWAY received, stream ids exhausted). With `hasBody`, body bytes follow with `sendBody`.
-    public func submitRequest(_ fields: [HTTP2Field], hasBody: Bool) -> Int32? {
+    /// `source`: the stream of the other connection whose DATA the body carries (see `takeReleased`).
+    public func submitRequest(_ fields: [HTTP2Field], hasBody: Bool, source: Int32? = nil) -> Int32? {
         let id = withNameValues(fields) { nva in
             hasBody ? withBodySource { nghttp2_submit_request(session, nil, nva.baseAddress, nva.count, $0, nil) }
                     : nghttp2_submit_request(session, nil, nva.baseAddress, nva.count, nil, nil)
         }
         guard id > 0 else { return nil }
-        if hasBody { outgoing[id] = OutgoingBody() }
+        if hasBody { outgoing[id] = OutgoingBody(source: source) }
         return id
     }
 
     /// Answers a stream with a response head (server side); false if the stream is gone.
     @discardableResult
-    public func submitResponse(stream: Int32, _ fields: [HTTP2Field], hasBody: Bool) -> Bool {
-        if hasBody { outgoing[stream] = OutgoingBody() }
+    public func submitResponse(stream: Int32, _ fields: [HTTP2Field], hasBody: Bool, source: Int32? = nil) -> Bool {
+        if hasBody { outgoing[stream] = OutgoingBody(source: source) }
         let rv = withNameValues(fields) { nva in
             hasBody ? withBodySource { nghttp2_submit_response(session, stream, nva.baseAddress, nva.count, $0) }
                     : nghttp2_submit_response(session, stream, nva.baseAddress, nva.count, nil)
@@ -162,9 +179,12 @@ public final class HTTP2Connection {
         return rv == 0
     }
 
-    /// Queues body bytes of a stream opened with `hasBody`.
-    public func sendBody(stream: Int32, _ bytes: [UInt8]) {
-        guard !bytes.isEmpty, var body = outgoing[stream], !body.ended else { return }
+    /// Queues body bytes of a stream opened with `hasBody`; false when the stream takes no more (gone,
+    /// or its body ended): the bytes are dropped.
+    @discardableResult
+    public func sendBody(stream: Int32, _ bytes: [UInt8]) -> Bool {
+        guard !bytes.isEmpty else { return true }
+        guard var body = outgoing[stream], !body.ended else { return false }
         outgoing[stream] = nil  // no copy on write while appending
         body.bytes.append(contentsOf: bytes)
         bufferedBodyBytes += bytes.count
@@ -172,6 +192,7 @@ public final class HTTP2Connection {
         body.deferred = false
         outgoing[stream] = body
         if wasDeferred { nghttp2_session_resume_data(session, stream) }
+        return true
     }
 
     /// Ends a body (with trailers, sent once the body has left).
@@ -189,6 +210,41 @@ public final class HTTP2Connection {
     public func reset(stream: Int32, code: UInt32) {
         discardBody(stream)
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, code)
+    }
+
+    // MARK: - Flow control
+
+    /// Credits `bytes` received on `stream` back to the peer (WINDOW_UPDATE for the stream and the
+    /// connection once nghttp2 finds enough consumed): at most what the stream received and was
+    /// not consumed yet. The stream may be closed already: the connection window is still credited.
+    public func consume(stream: Int32, bytes: Int) {
+        guard bytes > 0, let owed = unconsumed[stream] else { return }
+        let n = min(bytes, owed)
+        unconsumed[stream] = owed == n ? nil : owed - n
+        _ = nghttp2_session_consume(session, stream, n)
+    }
+
+    /// Credits everything `stream` received and was not consumed (its bytes were dropped).
+    public func consumeAll(stream: Int32) {
+        consume(stream: stream, bytes: unconsumed[stream] ?? 0)
+    }
+
+    /// Consumes what another connection released (`takeReleased()` there): the bytes that left, and
+    /// all that is owed of a stream whose body is over.
+    public func consume(_ releases: [BodyRelease]) {
+        for r in releases {
+            if r.finished { consumeAll(stream: r.source) } else { consume(stream: r.source, bytes: r.bytes) }
+        }
+    }
+
+    /// DATA bytes received and not consumed yet, over all streams (at most the connection window).
+    public var unconsumedBytes: Int { unconsumed.values.reduce(0, +) }
+
+    /// What left or was dropped since the last call, per source stream (see `submitRequest`).
+    public func takeReleased() -> [BodyRelease] {
+        let out = released
+        released = []
+        return out
     }
 
     /// Sends GOAWAY and stops taking new streams; streams already open run to their end.
@@ -230,6 +286,7 @@ public final class HTTP2Connection {
             body.bytes.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + body.offset, count: n) }
             body.offset += n
             bufferedBodyBytes -= n
+            if let source = body.source { released.append(BodyRelease(source: source, bytes: n, finished: false)) }
             if body.offset >= OutgoingBody.compactAfter, body.offset * 2 >= body.bytes.count {
                 body.bytes.removeFirst(body.offset)
                 body.offset = 0
@@ -237,6 +294,7 @@ public final class HTTP2Connection {
         }
         if body.offset == body.bytes.count {
             if body.ended {
+                if let source = body.source { released.append(BodyRelease(source: source, bytes: 0, finished: true)) }
                 flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
                 if !body.trailers.isEmpty {
                     flags.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
@@ -255,7 +313,16 @@ public final class HTTP2Connection {
     }
 
     func discardBody(_ stream: Int32) {
-        if let body = outgoing.removeValue(forKey: stream) { bufferedBodyBytes -= body.bytes.count - body.offset }
+        guard let body = outgoing.removeValue(forKey: stream) else { return }
+        bufferedBodyBytes -= body.bytes.count - body.offset
+        if let source = body.source {
+            released.append(BodyRelease(source: source, bytes: body.bytes.count - body.offset, finished: true))
+        }
+    }
+
+    /// DATA received on `stream` (called by the data chunk callback): owed until consumed.
+    func received(stream: Int32, bytes: Int) {
+        unconsumed[stream, default: 0] += bytes
     }
 
     // MARK: - Helpers
@@ -305,8 +372,10 @@ struct HeaderBlock {
     var size = 0
 }
 
-/// A body on its way out: bytes not yet framed (from `offset`), whether it is complete, its trailers.
+/// A body on its way out: bytes not yet framed (from `offset`), whether it is complete, its trailers,
+/// the other connection's stream its bytes came from.
 struct OutgoingBody {
+    var source: Int32?
     var bytes: [UInt8] = []
     var offset = 0
     var ended = false
@@ -314,6 +383,15 @@ struct OutgoingBody {
     var trailers: [HTTP2Field] = []
     /// Sent bytes are dropped from the front once this many have gone (and half the buffer).
     static let compactAfter = 64 * 1024
+}
+
+/// Body bytes of another connection's stream (`source`) that left this connection or were dropped
+/// here: the caller consumes them there. `finished`: that body is over (nothing more of it will
+/// come), so whatever `source` received and is still owed can be consumed.
+public struct BodyRelease: Sendable, Equatable {
+    public let source: Int32
+    public let bytes: Int
+    public let finished: Bool
 }
 
 /// A failure to set up an HTTP/2 session.

@@ -3,9 +3,11 @@
 public struct HTTP2Limits: Sendable, Equatable {
     /// SETTINGS_MAX_CONCURRENT_STREAMS we advertise (a server session otherwise accepts 2^32 - 1).
     public var maxConcurrentStreams: UInt32
-    /// SETTINGS_INITIAL_WINDOW_SIZE: how much of each stream's body the peer may send ahead.
+    /// SETTINGS_INITIAL_WINDOW_SIZE: how much of each stream's body the peer may send ahead of
+    /// what we consumed (passed on to the other side, or dropped).
     public var streamWindow: Int32
-    /// The connection-wide receive window.
+    /// The connection-wide receive window: the most body bytes of this peer waiting in the proxy
+    /// for the other side, over all streams (the memory bound of one direction of a connection).
     public var connectionWindow: Int32
     /// SETTINGS_MAX_HEADER_LIST_SIZE, and what `on_header` enforces itself (nghttp2 does not):
     /// name + value + 32 per field, over one header block. Also the bound of an HPACK bomb's output.
@@ -19,7 +21,7 @@ public struct HTTP2Limits: Sendable, Equatable {
     /// ENHANCE_YOUR_CALM: a peer that keeps sending them is an attacker, not a big cookie.
     public var maxRefusedHeaderBlocks: Int
 
-    public init(maxConcurrentStreams: UInt32 = 100, streamWindow: Int32 = 1 << 20, connectionWindow: Int32 = 16 << 20,
+    public init(maxConcurrentStreams: UInt32 = 100, streamWindow: Int32 = 1 << 20, connectionWindow: Int32 = 4 << 20,
                 maxHeaderListSize: Int = 64 * 1024, maxContinuations: Int = 8, resetBurst: UInt64 = 1000,
                 resetRatePerSecond: UInt64 = 33, maxRefusedHeaderBlocks: Int = 16) {
         self.maxConcurrentStreams = maxConcurrentStreams

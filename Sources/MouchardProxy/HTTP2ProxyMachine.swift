@@ -12,9 +12,14 @@ import MouchardWire
 /// order, and queues requests beyond the origin's SETTINGS_MAX_CONCURRENT_STREAMS): heads are
 /// passed on as received (pseudo-headers included; nghttp2 has already refused connection-specific
 /// fields), bodies and trailers follow, resets go to the other side with their code, and each
-/// stream ends as one `CapturedExchange` (HTTP/2.0, its client stream id). A body waiting for the
-/// other side's flow-control window is held here: the session stops reading the side that sends
-/// it while more than `pauseAbove` bytes wait (`wantsClientPaused`, `wantsUpstreamPaused`).
+/// stream ends as one `CapturedExchange` (HTTP/2.0, its client stream id).
+///
+/// Back-pressure is HTTP/2 flow control, not the sockets: DATA read from one side is consumed
+/// (credited back to its sender with WINDOW_UPDATE) only once it has left for the other side
+/// (framed into that connection's output) or been dropped, so what waits here for one side is at
+/// most the other side's connection window (`HTTP2Limits.connectionWindow`), and both connections
+/// are read at all times: their WINDOW_UPDATE and other control frames are never stuck behind a
+/// paused socket (two slow peers uploading and downloading at once stalled so).
 ///
 /// WebSocket over HTTP/2 (RFC 8441): once the origin allows extended CONNECT (its
 /// SETTINGS_ENABLE_CONNECT_PROTOCOL), the client is allowed it too; a `CONNECT` stream with
@@ -30,6 +35,8 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
         case clientEnded
         case upstreamEnded
         case upstreamFailed(String)
+        /// A socket write buffer went back under its low-water mark (see `clientBacklogged`).
+        case writeBufferDrained
     }
 
     enum Action {
@@ -68,6 +75,12 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
     let webSocketLimits: WebSocketConversation.Limits
     /// Monotonic milliseconds, set by the session before each input.
     var now: UInt64 = 0
+    var clientBacklogged = false
+    var upstreamBacklogged = false
+    /// Bytes that left for the origin (or the client) and are not credited to their sender yet,
+    /// because that socket's write buffer is over its high-water mark.
+    private var heldForClient: [BodyRelease] = []
+    private var heldForOrigin: [BodyRelease] = []
     private var streams: [Int32: ProxiedStream] = [:]
     /// The client was told it may open extended CONNECT streams (the origin allowed them).
     private var extendedConnectAllowed = false
@@ -77,8 +90,6 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
     private(set) var isClosed = false
     /// Header blocks our limits refused (with the reason of the last), for the session's statistics.
     private(set) var refusedHeaderBlocks = 0
-    /// Body bytes held for one side above which the other side is not read.
-    static let pauseAbove = 4 << 20
     static let http2 = HTTPVersion(major: 2, minor: 0)
 
     init(target: UpstreamTarget, fallbackAuthority: String?, bodyCaptureLimit: Int,
@@ -94,7 +105,11 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
         webSocketLimits = limits
     }
 
-    var wantsClientPaused: Bool { upstream.bufferedBodyBytes > Self.pauseAbove }
+    /// Flow control holds both peers back: no socket is paused for the machine.
+    var wantsClientPaused: Bool { false }
+    var wantsUpstreamPaused: Bool { false }
+    /// The most body bytes ever held for one side (at most the other side's connection window).
+    var peakBufferedBodyBytes: Int { max(upstream.peakBufferedBodyBytes, downstream.peakBufferedBodyBytes) }
     var isBusy: Bool { !streams.isEmpty }
 
     /// The prefaces and SETTINGS of both sides, to send as soon as the machine exists.
@@ -111,8 +126,8 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
         case .clientEnded:
             closeAll(error: "client closed the connection", &actions)
             return actions
-        case .upstreamConnected:
-            break  // the h2 origin connection is the one the machine started with
+        case .upstreamConnected, .writeBufferDrained:
+            break  // the h2 origin connection is the one the machine started with; credits go in `flush`
         case .upstreamEnded:
             originGone("upstream closed the connection", &actions)
         case .upstreamFailed(let why):
@@ -136,11 +151,16 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
             streams[id] = s
             if let u = s.upstreamID { upstream.endBody(stream: u, trailers: fields.filter { !$0.isPseudo }) }
         case .data(let id, let bytes):
-            guard var s = streams.removeValue(forKey: id) else { return }
+            guard var s = streams.removeValue(forKey: id) else {
+                downstream.consumeAll(stream: id)
+                return
+            }
             let forward = s.webSocket == nil ? bytes : readWebSocket(bytes, from: .client, &s, id, &actions)
             if s.webSocket == nil { s.exchange.requestBody.append(bytes) }
             streams[id] = s
-            if let u = s.upstreamID { upstream.sendBody(stream: u, forward) }
+            // Consumed once they leave upstream (`creditReleased`); bytes with nowhere to go, now.
+            let handed = s.upstreamID.map { upstream.sendBody(stream: $0, forward) } ?? false
+            if !handed { downstream.consumeAll(stream: id) }
             if let failure = s.webSocketFailure, !s.responseEnded { closeWebSocket(id, failure) }
         case .endStream(let id):
             guard var s = streams[id] else { return }
@@ -175,7 +195,7 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
             s.requestEnded = true
             s.exchange.requestSentMonotonic = now
         }
-        if !draining, let u = upstream.submitRequest(fields, hasBody: !endStream) {
+        if !draining, let u = upstream.submitRequest(fields, hasBody: !endStream, source: id) {
             s.upstreamID = u
             clientStream[u] = id
         } else {
@@ -206,7 +226,7 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
                 s.exchange.finishedMonotonic = now
             }
             streams[id] = s
-            downstream.submitResponse(stream: id, fields, hasBody: !endStream)
+            downstream.submitResponse(stream: id, fields, hasBody: !endStream, source: u)
         case .headers(let u, .trailers, let fields, _):
             guard let id = clientStream[u], var s = streams[id] else { return }
             // Trailers (gRPC's grpc-status) are kept with the response's fields.
@@ -219,11 +239,14 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
         case .headers:
             break  // interim (1xx) responses are not passed on
         case .data(let u, let bytes):
-            guard let id = clientStream[u], var s = streams.removeValue(forKey: id) else { return }
+            guard let id = clientStream[u], var s = streams.removeValue(forKey: id) else {
+                upstream.consumeAll(stream: u)
+                return
+            }
             let forward = s.webSocket == nil ? bytes : readWebSocket(bytes, from: .server, &s, id, &actions)
             if s.webSocket == nil { s.exchange.responseBody.append(bytes) }
             streams[id] = s
-            downstream.sendBody(stream: id, forward)
+            if !downstream.sendBody(stream: id, forward) { upstream.consumeAll(stream: u) }
             if let failure = s.webSocketFailure, !s.responseEnded { closeWebSocket(id, failure) }
         case .endStream(let u):
             guard let id = clientStream[u], var s = streams[id] else { return }
@@ -258,6 +281,7 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
         for (id, var s) in streams {
             if let u = s.upstreamID { clientStream[u] = nil }
             s.upstreamID = nil
+            downstream.consumeAll(stream: id)  // what it sent will never leave
             if !s.responseEnded {
                 s.exchange.error = why
                 if s.responseStarted {
@@ -342,6 +366,7 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
             extendedConnectAllowed = true
             downstream.allowExtendedConnect()
         }
+        creditReleased()
         for _ in 0..<4 {
             let up = upstream.pendingOutput()
             let down = downstream.pendingOutput()
@@ -350,7 +375,9 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
             let upEvents = upstream.takeEvents(), downEvents = downstream.takeEvents()
             for event in upEvents { upstreamEvent(event, &actions) }
             for event in downEvents { clientEvent(event, &actions) }
-            if upEvents.isEmpty && downEvents.isEmpty && up.isEmpty && down.isEmpty { break }
+            // Bytes framed just now free their sender's window: its WINDOW_UPDATE goes next round.
+            let credited = creditReleased()
+            if upEvents.isEmpty && downEvents.isEmpty && up.isEmpty && down.isEmpty && !credited { break }
         }
         if downstream.isFinished || downstream.failure != nil || (draining && streams.isEmpty) {
             closeAll(error: downstream.failure.map { "client connection: \($0)" } ?? "connection closed", &actions)
@@ -360,6 +387,27 @@ final class HTTP2ProxyMachine: HTTP2SessionMachine {
             actions += more + flush()
         }
         return actions
+    }
+
+    /// DATA that left one connection (or was dropped there) is consumed on the one it came from,
+    /// unless the socket it left by is backlogged: then once that socket's buffer drains (so the
+    /// sockets' own buffers stay bounded too, and no socket is paused). Returns whether any was.
+    @discardableResult
+    private func creditReleased() -> Bool {
+        heldForClient += upstream.takeReleased()
+        heldForOrigin += downstream.takeReleased()
+        var credited = false
+        if !upstreamBacklogged && !heldForClient.isEmpty {
+            downstream.consume(heldForClient)
+            heldForClient = []
+            credited = true
+        }
+        if !clientBacklogged && !heldForOrigin.isEmpty {
+            upstream.consume(heldForOrigin)
+            heldForOrigin = []
+            credited = true
+        }
+        return credited
     }
 
     /// The exchange a client stream opens: its request head (`:path` as the target, HTTP/2.0, the
@@ -388,7 +436,16 @@ protocol HTTP2SessionMachine: AnyObject {
     var downstream: HTTP2Connection { get }
     /// Monotonic milliseconds, set by the session before each input.
     var now: UInt64 { get set }
+    /// The client's (the origin's) socket write buffer is over its high-water mark, set by the
+    /// session before each input: bytes that left for it are not credited to their sender yet.
+    var clientBacklogged: Bool { get set }
+    var upstreamBacklogged: Bool { get set }
+    /// Stop reading the client, or the origin, for the machine's sake (beyond the sockets' own
+    /// write buffers, which the session watches).
     var wantsClientPaused: Bool { get }
+    var wantsUpstreamPaused: Bool { get }
+    /// The most body bytes ever held for one side.
+    var peakBufferedBodyBytes: Int { get }
     /// Streams are open (the origin's silence is then a timeout).
     var isBusy: Bool { get }
     func start() -> [HTTP2ProxyMachine.Action]
@@ -396,8 +453,6 @@ protocol HTTP2SessionMachine: AnyObject {
 }
 
 extension HTTP2SessionMachine {
-    /// The origin is not read while more than `pauseAbove` body bytes wait for the client.
-    var wantsUpstreamPaused: Bool { downstream.bufferedBodyBytes > HTTP2ProxyMachine.pauseAbove }
     /// Why the client connection was closed by a limit or a protocol error (nil otherwise).
     var clientFailure: String? { downstream.failure }
 }

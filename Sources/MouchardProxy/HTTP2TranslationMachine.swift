@@ -43,6 +43,11 @@ final class HTTP2TranslationMachine: HTTP2SessionMachine {
     let bodyCaptureLimit: Int
     /// Monotonic milliseconds, set by the session before each input.
     var now: UInt64 = 0
+    var clientBacklogged = false
+    var upstreamBacklogged = false
+    /// Request body bytes written to the origin connection and not credited to the client yet,
+    /// per stream (held while that socket's write buffer is over its high-water mark).
+    private var written: [Int32: Int] = [:]
     private var streams: [Int32: TranslatedStream] = [:]
     /// Streams waiting for the origin connection, in the order they opened.
     private var queue: [Int32] = []
@@ -58,8 +63,6 @@ final class HTTP2TranslationMachine: HTTP2SessionMachine {
     private var sentBytes: [UInt8]? = []
     private var resent = false
     private var resendOnConnect: [UInt8]?
-    /// Body bytes held for streams waiting their turn.
-    private var waitingBytes = 0
     private var draining = false
     private(set) var isClosed = false
     /// Header blocks our limits refused, for the session's statistics.
@@ -83,13 +86,17 @@ final class HTTP2TranslationMachine: HTTP2SessionMachine {
     /// The origin connection is between exchanges and served at least one: it can be pooled.
     var upstreamIsIdle: Bool { active == nil && upstreamState == .ready && exchangesOnLink > 0 }
 
-    /// The client is not read while waiting bodies pile up, unless the active request still needs
-    /// its bytes (its body may follow the waiting ones on the connection).
-    var wantsClientPaused: Bool {
-        guard waitingBytes > HTTP2ProxyMachine.pauseAbove else { return false }
-        guard let id = active, let s = streams[id] else { return true }
-        return s.requestEnded || s.responseEnded
-    }
+    /// Request bodies are held back by flow control: a waiting stream's bytes are consumed (credited
+    /// to the client) only once written to the origin connection, so they never exceed the client
+    /// connection's window and the client is always read.
+    var wantsClientPaused: Bool { false }
+    /// An HTTP/1.1 origin has no flow control: it is not read while more than `pauseAbove` bytes of
+    /// its answers wait for the client's windows.
+    /// Nor while the client's socket is backlogged.
+    var wantsUpstreamPaused: Bool { clientBacklogged || downstream.bufferedBodyBytes > Self.pauseAbove }
+    static let pauseAbove = 4 << 20
+    /// The most response bytes ever held for the client.
+    var peakBufferedBodyBytes: Int { downstream.peakBufferedBodyBytes }
     var isBusy: Bool { !streams.isEmpty }
 
     /// The preface and SETTINGS to the client.
@@ -104,6 +111,8 @@ final class HTTP2TranslationMachine: HTTP2SessionMachine {
         case .clientEnded:
             closeAll(error: "client closed the connection", &actions)
             return actions
+        case .writeBufferDrained:
+            break  // credits go in `flush`
         case .upstreamConnected:
             upstreamState = .ready
             exchangesOnLink = 0
@@ -138,20 +147,25 @@ final class HTTP2TranslationMachine: HTTP2SessionMachine {
             streams[id]?.requestTrailers = HTTP2ProxyMachine.regular(fields)
             requestEnded(id, &actions)
         case .data(let id, let bytes):
-            guard var s = streams.removeValue(forKey: id) else { return }
+            guard var s = streams.removeValue(forKey: id) else {
+                downstream.consumeAll(stream: id)
+                return
+            }
             s.exchange.requestBody.append(bytes)
-            if !s.sent {
+            if !s.sent && !s.responseEnded {
                 s.waitingBody += bytes
-                waitingBytes += bytes.count
             } else if id == active && !s.responseEnded {
                 sendUpstream(Self.frame(bytes, chunked: s.chunked), &actions)
-            }  // else the origin answered already: the rest of the upload is dropped
+                written[id, default: 0] += bytes.count
+            } else {
+                downstream.consumeAll(stream: id)  // answered (or failed) already: the rest of the upload is dropped
+            }
             streams[id] = s
         case .endStream(let id):
             requestEnded(id, &actions)
         case .streamClosed(let id, let code):
+            downstream.consumeAll(stream: id)
             guard let s = streams.removeValue(forKey: id) else { return }
-            waitingBytes -= s.waitingBody.count
             queue.removeAll { $0 == id }
             var e = s.exchange
             if id == active {
@@ -246,7 +260,7 @@ final class HTTP2TranslationMachine: HTTP2SessionMachine {
                                                   headers: headers), to: &out)
         out += Self.frame(s.waitingBody, chunked: s.chunked)
         if s.chunked && s.requestEnded { HTTPChunkedEncoder.appendLastChunk(trailers: s.requestTrailers, to: &out) }
-        waitingBytes -= s.waitingBody.count
+        written[id, default: 0] += s.waitingBody.count
         s.waitingBody = []
         s.sent = true
         streams[id] = s
@@ -381,6 +395,8 @@ final class HTTP2TranslationMachine: HTTP2SessionMachine {
         guard var s = streams[id], !s.responseEnded else { return }
         s.exchange.error = why
         s.responseEnded = true
+        s.waitingBody = []
+        downstream.consumeAll(stream: id)
         streams[id] = s
         if s.responseStarted {
             downstream.reset(stream: id, code: HTTP2ErrorCode.internalError)
@@ -416,6 +432,10 @@ final class HTTP2TranslationMachine: HTTP2SessionMachine {
     /// the machine when the client connection is finished or, once draining, no stream is left.
     private func flush() -> [Action] {
         var actions: [Action] = []
+        if !upstreamBacklogged {
+            for (id, n) in written { downstream.consume(stream: id, bytes: n) }
+            written = [:]
+        }
         for _ in 0..<4 {
             let down = downstream.pendingOutput()
             if !down.isEmpty { actions.append(.sendClient(down)) }

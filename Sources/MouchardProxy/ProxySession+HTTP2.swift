@@ -73,8 +73,16 @@ extension ProxySession {
     func feedHTTP2(_ input: HTTP2ProxyMachine.Input) {
         guard let machine = http2, mode == .http2 else { return }
         machine.now = loop.now
+        noteBacklogs()
         performHTTP2(machine.handle(input))
+        shared.statistics.http2PeakBufferedBodyBytes.max(machine.peakBufferedBodyBytes, ordering: .relaxed)
         updateReading()
+    }
+
+    /// Tells the machine which socket write buffers are over their high-water mark.
+    func noteBacklogs() {
+        http2?.clientBacklogged = client.isAboveHighWater
+        http2?.upstreamBacklogged = upstream?.isAboveHighWater ?? false
     }
 
     private func performHTTP2(_ actions: [HTTP2ProxyMachine.Action]) {

@@ -136,7 +136,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     }
 
     func streamDrained(_ stream: StreamConnection) {
-        updateReading()
+        if mode == .http2 { feedHTTP2(.writeBufferDrained) } else { updateReading() }
     }
 
     // MARK: - Upstream side
@@ -198,7 +198,7 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
     }
 
     func upstreamDrained(_ link: UpstreamLink) {
-        updateReading()
+        if mode == .http2 { feedHTTP2(.writeBufferDrained) } else { updateReading() }
     }
 
     // MARK: - Driving the machine
@@ -323,11 +323,13 @@ final class ProxySession: StreamConnectionDelegate, UpstreamLinkOwner {
         switch mode {
         case .http: clientPaused = upstreamFull || machine.wantsClientPaused && !machine.isClosed
         case .rawTunnel: clientPaused = upstreamFull
-        case .http2: clientPaused = upstreamFull || http2?.wantsClientPaused == true
+        case .http2: clientPaused = http2?.wantsClientPaused == true  // flow control holds the client back
         default: clientPaused = false
         }
         if clientPaused { client.pauseReading() } else { client.resumeReading() }
-        if client.isAboveHighWater || http2?.wantsUpstreamPaused == true { upstream?.pauseReading() } else { upstream?.resumeReading() }
+        noteBacklogs()
+        let upstreamPaused = mode == .http2 ? http2?.wantsUpstreamPaused == true : client.isAboveHighWater
+        if upstreamPaused { upstream?.pauseReading() } else { upstream?.resumeReading() }
     }
 
     // MARK: - Tunnels

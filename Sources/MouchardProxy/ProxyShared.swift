@@ -120,6 +120,8 @@ public final class ProxyStatistics: Sendable {
     /// Intercepted connections carried as HTTP/2, and those closed for breaking a limit or the protocol.
     let http2Connections = Atomic<Int>(0)
     let http2Refused = Atomic<Int>(0)
+    /// The most body bytes an h2 connection ever held for one side (bounded by the windows).
+    let http2PeakBufferedBodyBytes = Atomic<Int>(0)
 
     public struct Snapshot: Sendable, Hashable {
         public var acceptedConnections: Int
@@ -133,6 +135,7 @@ public final class ProxyStatistics: Sendable {
         public var bytes: Int
         public var http2Connections: Int
         public var http2Refused: Int
+        public var http2PeakBufferedBodyBytes: Int
     }
 
     public var snapshot: Snapshot {
@@ -142,6 +145,7 @@ public final class ProxyStatistics: Sendable {
                  rejectedCertificates: rejectedCertificates.load(ordering: .relaxed),
                  refusedConnections: refused.load(ordering: .relaxed), unauthorizedRequests: unauthorized.load(ordering: .relaxed),
                  bytes: bytes.load(ordering: .relaxed), http2Connections: http2Connections.load(ordering: .relaxed),
-                 http2Refused: http2Refused.load(ordering: .relaxed))
+                 http2Refused: http2Refused.load(ordering: .relaxed),
+                 http2PeakBufferedBodyBytes: http2PeakBufferedBodyBytes.load(ordering: .relaxed))
     }
 }

@@ -13,16 +13,25 @@ struct HTTP2Pair {
         server = try HTTP2Connection(role: .server, limits: serverLimits)
     }
 
-    /// Moves bytes both ways until neither side has anything to say (bounded).
-    mutating func exchange() {
+    /// Moves bytes both ways until neither side has anything to say (bounded). With `consume`, each
+    /// side consumes the DATA it reads at once (an application that keeps up).
+    mutating func exchange(consume: Bool = true) {
         for _ in 0..<64 {
             let up = client.pendingOutput()
             let down = server.pendingOutput()
             if up.isEmpty && down.isEmpty { return }
-            serverEvents += server.receive(up)
-            clientEvents += client.receive(down)
+            let toServer = server.receive(up), toClient = client.receive(down)
+            if consume {
+                for case .data(let id, let bytes) in toServer { server.consume(stream: id, bytes: bytes.count) }
+                for case .data(let id, let bytes) in toClient { client.consume(stream: id, bytes: bytes.count) }
+            }
+            serverEvents += toServer
+            clientEvents += toClient
         }
     }
+
+    /// Body bytes the server read so far.
+    var serverReceived: Int { serverEvents.reduce(0) { if case .data(_, let b) = $1 { $0 + b.count } else { $0 } } }
 }
 
 @Suite("HTTP2Connection")
@@ -63,9 +72,28 @@ struct HTTP2ConnectionTests {
         pair.client.sendBody(stream: id, big)
         pair.client.endBody(stream: id)
         for _ in 0..<64 where !pair.serverEvents.contains(.endStream(stream: id)) { pair.exchange() }
-        let received = pair.serverEvents.reduce(0) { if case .data(_, let b) = $1 { $0 + b.count } else { $0 } }
-        #expect(received == big.count)
+        #expect(pair.serverReceived == big.count)
         #expect(pair.client.bufferedBodyBytes == 0)
+    }
+
+    @Test("DATA not consumed is not credited: the peer stops at the stream window, and goes on once consumed")
+    func windowsOpenOnlyWhenConsumed() throws {
+        var pair = try HTTP2Pair()
+        let id = try #require(pair.client.submitRequest([HTTP2Field(":method", "POST"), HTTP2Field(":scheme", "https"),
+                                                         HTTP2Field(":authority", "a"), HTTP2Field(":path", "/")], hasBody: true))
+        let window = Int(HTTP2Limits.standard.streamWindow)
+        pair.client.sendBody(stream: id, [UInt8](repeating: 1, count: 3 * window))
+        pair.client.endBody(stream: id)
+        for _ in 0..<8 { pair.exchange(consume: false) }
+        #expect(pair.serverReceived == window)
+        #expect(pair.server.unconsumedBytes == window)
+        #expect(pair.client.bufferedBodyBytes == 2 * window)
+        // Consuming more than was received credits only what was received.
+        pair.server.consume(stream: id, bytes: 10 * window)
+        #expect(pair.server.unconsumedBytes == 0)
+        for _ in 0..<64 where !pair.serverEvents.contains(.endStream(stream: id)) { pair.exchange() }
+        #expect(pair.serverReceived == 3 * window)
+        #expect(pair.server.unconsumedBytes == 0 && pair.client.bufferedBodyBytes == 0)
     }
 
     @Test("a header list over the limit resets the stream, not the connection")

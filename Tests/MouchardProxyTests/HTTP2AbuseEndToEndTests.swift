@@ -133,7 +133,8 @@ print("bytes-sent", min(sent, len(data)), "of", len(data), flush=True)
 
 /// Python for a client of the proxy: `h2_through_proxy(proxy_port, target_port, ca)` opens a CONNECT
 /// tunnel to localhost:target_port, TLS trusting the proxy's CA with ALPN h2, prints `alpn NAME`
-/// and returns the TLS socket.
+/// and returns the TLS socket. And for an origin: `tls_origin(cert, key, alpn, serve)` listens on a
+/// loopback port (returned), each TLS connection (ALPN `alpn`) served by `serve(sock)` in a thread.
 enum ProxiedH2Client {
     static let python = #"""
 def h2_through_proxy(proxy_port, target_port, ca):
@@ -147,5 +148,19 @@ def h2_through_proxy(proxy_port, target_port, ca):
     tls = context.wrap_socket(raw, server_hostname="localhost")
     print("alpn", tls.selected_alpn_protocol(), flush=True)
     return tls
+
+def tls_origin(cert, key, alpn, serve):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    context.set_alpn_protocols(alpn)
+    def accept():
+        while True:
+            raw, _ = listener.accept()
+            threading.Thread(target=serve, args=(context.wrap_socket(raw, server_side=True),), daemon=True).start()
+    threading.Thread(target=accept, daemon=True).start()
+    return listener.getsockname()[1]
 """#
 }

@@ -75,20 +75,8 @@ def handle(sock):
                         conn.send_data(event.stream_id, ws_frame(8, p[:2], False), end_stream=True)
         sock.sendall(conn.data_to_send())
 
-listener = socket.socket()
-listener.bind(("127.0.0.1", 0))
-listener.listen(8)
-port = listener.getsockname()[1]
-server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-server_context.load_cert_chain(cert, key)
-server_context.set_alpn_protocols(["h2"])
-def accept():
-    while True:
-        raw, _ = listener.accept()
-        threading.Thread(target=handle, args=(server_context.wrap_socket(raw, server_side=True),), daemon=True).start()
-threading.Thread(target=accept, daemon=True).start()
-
 \#(ProxiedH2Client.python)
+port = tls_origin(cert, key, ["h2"], handle)
 tls = h2_through_proxy(proxy_port, port, ca)
 conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
 conn.initiate_connection()
