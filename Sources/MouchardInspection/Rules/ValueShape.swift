@@ -8,7 +8,9 @@
 /// A scanner's candidate (`PatternDetector.runs`) is a maximal run of its class, so a field
 /// without a maximal run of an allowed length has none.
 struct ValueShape {
-    let bytes: ArraySlice<UInt8>
+    /// The field's length in bytes. The bytes themselves are not kept: a shape is plain data,
+    /// made and dropped per field without reference counting (`maximalRuns(of:)` is given them).
+    let count: Int
     /// The `ByteClass` bits of the field's bytes, together.
     private(set) var classes: UInt8 = 0
     /// Decimal digits in all (a phone number has 8 or more, with separators between).
@@ -30,7 +32,7 @@ struct ValueShape {
     }
 
     init(_ bytes: ArraySlice<UInt8>) {
-        self.bytes = bytes
+        count = bytes.count
         var classes: UInt8 = 0, notPhone: UInt8 = 0, digits = 0
         bytes.withUnsafeBufferPointer { p in
             for b in p {
@@ -47,37 +49,63 @@ struct ValueShape {
 
     func has(_ byteClass: UInt8) -> Bool { classes & byteClass != 0 }
 
-    /// The maximal runs of each class (a second pass, made once).
-    mutating func maximalRuns() -> Runs {
+    /// The maximal runs of each class in `bytes`, the field's (a second pass, made once). Work is
+    /// done only where a byte's run classes differ from the previous byte's: a run starts or ends
+    /// there. Inside runs (most of an identifier) a byte costs a table read and a comparison.
+    mutating func maximalRuns(of bytes: ArraySlice<UInt8>) -> Runs {
         if let runs { return runs }
         var found = Runs()
-        // The current run of each class: hex, UUID (hex and `-`), MAC (hex, `:`, `-`), digits, alnum.
+        // Where the current run of each class started.
         var hex = 0, uuid = 0, mac = 0, digit = 0, alnum = 0
-        @inline(__always) func extend(_ run: inout Int, _ runs: inout UInt64, _ inClass: Bool) {
-            if inClass {
-                run += 1
-            } else if run > 0 {
-                runs |= RunLengths.bit(run)
-                run = 0
+        var previous: UInt8 = 0
+        @inline(__always) func step(_ member: UInt8, at i: Int, began: UInt8, ended: UInt8, _ start: inout Int, _ runs: inout UInt64) {
+            if ended & member != 0 {
+                runs |= RunLengths.bit(i - start)
+            } else if began & member != 0 {
+                start = i
             }
         }
-        bytes.withUnsafeBufferPointer { p in
-            for b in p {
-                let c = ByteClass.table[Int(b)]
-                extend(&hex, &found.hex, c & ByteClass.hex != 0)
-                extend(&uuid, &found.uuid, c & (ByteClass.hex | ByteClass.dash) != 0)
-                extend(&mac, &found.mac, c & (ByteClass.hex | ByteClass.dash | ByteClass.colon) != 0)
-                extend(&digit, &found.digit, c & ByteClass.digit != 0)
-                extend(&alnum, &found.alnum, c & ByteClass.alnum != 0)
+        @inline(__always) func change(to current: UInt8, at i: Int) {
+            let began = current & ~previous, ended = previous & ~current
+            step(RunClass.hex, at: i, began: began, ended: ended, &hex, &found.hex)
+            step(RunClass.uuid, at: i, began: began, ended: ended, &uuid, &found.uuid)
+            step(RunClass.mac, at: i, began: began, ended: ended, &mac, &found.mac)
+            step(RunClass.digit, at: i, began: began, ended: ended, &digit, &found.digit)
+            step(RunClass.alnum, at: i, began: began, ended: ended, &alnum, &found.alnum)
+            previous = current
+        }
+        RunClass.table.withUnsafeBufferPointer { table in
+            bytes.withUnsafeBufferPointer { p in
+                for i in 0..<p.count {
+                    let current = table[Int(p[i])]
+                    if current != previous { change(to: current, at: i) }
+                }
+                // The runs still open end with the bytes.
+                if previous != 0 { change(to: 0, at: p.count) }
             }
         }
-        extend(&hex, &found.hex, false)
-        extend(&uuid, &found.uuid, false)
-        extend(&mac, &found.mac, false)
-        extend(&digit, &found.digit, false)
-        extend(&alnum, &found.alnum, false)
         runs = found
         return found
+    }
+
+    /// The classes whose maximal runs are measured, one bit each: hex digits, UUID bytes (hex and
+    /// `-`), MAC bytes (hex, `:`, `-`), decimal digits, ASCII letters and digits.
+    enum RunClass {
+        static let hex: UInt8 = 1
+        static let uuid: UInt8 = 2
+        static let mac: UInt8 = 4
+        static let digit: UInt8 = 8
+        static let alnum: UInt8 = 16
+
+        static let table: [UInt8] = ByteClass.table.map { c in
+            var r: UInt8 = 0
+            if c & ByteClass.hex != 0 { r |= hex }
+            if c & (ByteClass.hex | ByteClass.dash) != 0 { r |= uuid }
+            if c & (ByteClass.hex | ByteClass.dash | ByteClass.colon) != 0 { r |= mac }
+            if c & ByteClass.digit != 0 { r |= digit }
+            if c & ByteClass.alnum != 0 { r |= alnum }
+            return r
+        }
     }
 
     /// The byte classes of `init`, one bit each (`digit` is 1: added up as the digit count).
@@ -183,27 +211,27 @@ enum ShapeNeed: Sendable {
         }
     }
 
-    /// The field whose shape is `shape` may hold a candidate (a regex prefilter is looked for with
-    /// its search in `searches`). The classes and the length are checked before the runs are read.
-    func mayMatch(_ shape: inout ValueShape, searches: [FoldedKeySearch]) -> Bool {
+    /// The field `bytes`, whose shape is `shape`, may hold a candidate (a regex prefilter is looked
+    /// for with its search in `searches`). The classes and the length are checked before the runs are read.
+    func mayMatch(_ shape: inout ValueShape, bytes: ArraySlice<UInt8>, searches: [FoldedKeySearch]) -> Bool {
         typealias C = ValueShape.ByteClass
         switch self {
         case .any: return true
         case .never: return false
         case .email: return shape.has(C.at)
         case .uuidRun(let lengths, let shortest):
-            return shape.has(C.dash) && shape.bytes.count >= shortest && shape.maximalRuns().uuid & lengths != 0
+            return shape.has(C.dash) && shape.count >= shortest && shape.maximalRuns(of: bytes).uuid & lengths != 0
         case .macRun(let lengths, let shortest):
-            return shape.has(C.dash | C.colon) && shape.bytes.count >= shortest && shape.maximalRuns().mac & lengths != 0
+            return shape.has(C.dash | C.colon) && shape.count >= shortest && shape.maximalRuns(of: bytes).mac & lengths != 0
         case .hexRun(let lengths, let shortest):
-            return shape.has(C.hexLetter) && shape.bytes.count >= shortest && shape.maximalRuns().hex & lengths != 0
+            return shape.has(C.hexLetter) && shape.count >= shortest && shape.maximalRuns(of: bytes).hex & lengths != 0
         case .digitRun(let lengths, let shortest):
-            return shape.digits >= shortest && shape.maximalRuns().digit & lengths != 0
+            return shape.digits >= shortest && shape.maximalRuns(of: bytes).digit & lengths != 0
         case .alnumRun(let lengths, let shortest):
-            return shape.bytes.count >= shortest && shape.maximalRuns().alnum & lengths != 0
+            return shape.count >= shortest && shape.maximalRuns(of: bytes).alnum & lengths != 0
         case .phone(let digits, let whole): return shape.digits >= digits && (!whole || shape.onlyPhoneBytes)
         case .folded(let search, let digits, let classes):
-            return shape.digits >= digits && shape.classes & classes == classes && searches[search].isFound(in: shape.bytes)
+            return shape.digits >= digits && shape.classes & classes == classes && searches[search].isFound(in: bytes)
         }
     }
 }
