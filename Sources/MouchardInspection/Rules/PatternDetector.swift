@@ -352,13 +352,21 @@ func isNameWords(_ text: String, count: ClosedRange<Int>) -> Bool {
     }
     @inline(__always) func isUpper(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
     @inline(__always) func isLower(_ b: UInt8) -> Bool { b >= 0x61 && b <= 0x7A }
-    let words = text.utf8.split(separator: UInt8(ascii: " "))
-    guard count.contains(words.count) else { return false }
-    for word in words {
-        guard let first = word.first, isUpper(first),
-              word.allSatisfy({ isUpper($0) || isLower($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "'") }) else { return false }
+    // One pass, left at the first byte that cannot be a name's or at one word too many.
+    var words = 0, inWord = false
+    for b in text.utf8 {
+        if b == UInt8(ascii: " ") {
+            inWord = false
+        } else if !inWord {
+            words += 1
+            guard words <= count.upperBound, isUpper(b) else { return false }
+            inWord = true
+        } else if !(isUpper(b) || isLower(b) || b == UInt8(ascii: "-") || b == UInt8(ascii: "'")) {
+            return false
+        }
     }
-    return !words.contains { word in nonNameWords.contains(String(decoding: word.map { isUpper($0) ? $0 | 0x20 : $0 }, as: UTF8.self)) }
+    guard count.contains(words) else { return false }
+    return !text.utf8.split(separator: UInt8(ascii: " ")).contains { word in nonNameWords.contains(String(decoding: word.map { isUpper($0) ? $0 | 0x20 : $0 }, as: UTF8.self)) }
 }
 
 /// Local parts of role accounts (`not-role-account`).

@@ -1,6 +1,6 @@
 /// What a pass over a field's bytes says about the candidates its pattern rules could find:
-/// which byte classes it has, how many digits, and (read only when a rule needs them, in a second
-/// pass) the lengths of the maximal runs of each class a shape is made of. A rule whose shape needs
+/// which byte classes it has, how many digits, and (read only when a rule needs them, a pass per
+/// class) the lengths of the maximal runs of the classes shapes are made of. A rule whose shape needs
 /// what the field lacks (a UUID is a run of 36 hex digits and dashes, an e-mail has an `@`) is not
 /// scanned for (`ShapeNeed`): most fields hold no candidate of any rule and are answered by the
 /// first pass alone, instead of a scan per rule.
@@ -9,7 +9,7 @@
 /// without a maximal run of an allowed length has none.
 struct ValueShape {
     /// The field's length in bytes. The bytes themselves are not kept: a shape is plain data,
-    /// made and dropped per field without reference counting (`maximalRuns(of:)` is given them).
+    /// made and dropped per field without reference counting (`runLengths(_:of:)` is given them).
     let count: Int
     /// The `ByteClass` bits of the field's bytes, together.
     private(set) var classes: UInt8 = 0
@@ -18,17 +18,40 @@ struct ValueShape {
     /// Every byte is a digit or may be written in a phone number (`+`, space, `-`, `.`,
     /// parentheses) or around it (tab, CR, LF): a whole value may be one.
     private(set) var onlyPhoneBytes = true
-    /// The maximal runs, read on first use.
-    private var runs: Runs?
+    /// The lengths of the maximal runs of the classes in `measured`, as bits: bit `n - 1` for a run
+    /// of `n` bytes, bit 63 for runs of 64 bytes or more (`RunLengths`).
+    private var runs = Runs()
+    /// The `RunClass` bits of the classes whose runs are read: each class is read on first use,
+    /// alone, as a field is mostly asked about one (the digit rules').
+    private var measured: UInt8 = 0
 
-    /// The lengths of the maximal runs of each class, as bits: bit `n - 1` for a run of `n` bytes,
-    /// bit 63 for runs of 64 bytes or more (`RunLengths`).
     struct Runs {
         var hex: UInt64 = 0
         var uuid: UInt64 = 0
         var mac: UInt64 = 0
         var digit: UInt64 = 0
         var alnum: UInt64 = 0
+
+        subscript(runClass: RunClass) -> UInt64 {
+            get {
+                switch runClass {
+                case .hex: hex
+                case .uuid: uuid
+                case .mac: mac
+                case .digit: digit
+                case .alnum: alnum
+                }
+            }
+            set {
+                switch runClass {
+                case .hex: hex = newValue
+                case .uuid: uuid = newValue
+                case .mac: mac = newValue
+                case .digit: digit = newValue
+                case .alnum: alnum = newValue
+                }
+            }
+        }
     }
 
     init(_ bytes: ArraySlice<UInt8>) {
@@ -49,61 +72,50 @@ struct ValueShape {
 
     func has(_ byteClass: UInt8) -> Bool { classes & byteClass != 0 }
 
-    /// The maximal runs of each class in `bytes`, the field's (a second pass, made once). Work is
-    /// done only where a byte's run classes differ from the previous byte's: a run starts or ends
-    /// there. Inside runs (most of an identifier) a byte costs a table read and a comparison.
-    mutating func maximalRuns(of bytes: ArraySlice<UInt8>) -> Runs {
-        if let runs { return runs }
-        var found = Runs()
-        // Where the current run of each class started.
-        var hex = 0, uuid = 0, mac = 0, digit = 0, alnum = 0
-        var previous: UInt8 = 0
-        @inline(__always) func step(_ member: UInt8, at i: Int, began: UInt8, ended: UInt8, _ start: inout Int, _ runs: inout UInt64) {
-            if ended & member != 0 {
-                runs |= RunLengths.bit(i - start)
-            } else if began & member != 0 {
-                start = i
-            }
+    /// The lengths of the maximal runs of `runClass` in `bytes`, the field's (`RunLengths` bits;
+    /// a pass over the bytes the first time a class is asked for).
+    mutating func runLengths(_ runClass: RunClass, of bytes: ArraySlice<UInt8>) -> UInt64 {
+        if measured & runClass.member == 0 {
+            runs[runClass] = Self.measure(runClass.member, bytes)
+            measured |= runClass.member
         }
-        @inline(__always) func change(to current: UInt8, at i: Int) {
-            let began = current & ~previous, ended = previous & ~current
-            step(RunClass.hex, at: i, began: began, ended: ended, &hex, &found.hex)
-            step(RunClass.uuid, at: i, began: began, ended: ended, &uuid, &found.uuid)
-            step(RunClass.mac, at: i, began: began, ended: ended, &mac, &found.mac)
-            step(RunClass.digit, at: i, began: began, ended: ended, &digit, &found.digit)
-            step(RunClass.alnum, at: i, began: began, ended: ended, &alnum, &found.alnum)
-            previous = current
-        }
-        RunClass.table.withUnsafeBufferPointer { table in
-            bytes.withUnsafeBufferPointer { p in
-                for i in 0..<p.count {
-                    let current = table[Int(p[i])]
-                    if current != previous { change(to: current, at: i) }
-                }
-                // The runs still open end with the bytes.
-                if previous != 0 { change(to: 0, at: p.count) }
-            }
-        }
-        runs = found
-        return found
+        return runs[runClass]
     }
 
-    /// The classes whose maximal runs are measured, one bit each: hex digits, UUID bytes (hex and
-    /// `-`), MAC bytes (hex, `:`, `-`), decimal digits, ASCII letters and digits.
-    enum RunClass {
-        static let hex: UInt8 = 1
-        static let uuid: UInt8 = 2
-        static let mac: UInt8 = 4
-        static let digit: UInt8 = 8
-        static let alnum: UInt8 = 16
+    private static func measure(_ member: UInt8, _ bytes: ArraySlice<UInt8>) -> UInt64 {
+        var lengths: UInt64 = 0, run = 0
+        RunClass.table.withUnsafeBufferPointer { table in
+            bytes.withUnsafeBufferPointer { p in
+                for b in p {
+                    if table[Int(b)] & member != 0 {
+                        run += 1
+                    } else if run > 0 {
+                        lengths |= RunLengths.bit(run)
+                        run = 0
+                    }
+                }
+            }
+        }
+        if run > 0 { lengths |= RunLengths.bit(run) }
+        return lengths
+    }
 
+    /// The classes whose maximal runs are measured: hex digits, UUID bytes (hex and `-`), MAC bytes
+    /// (hex, `:`, `-`), decimal digits, ASCII letters and digits.
+    enum RunClass: UInt8 {
+        case hex, uuid, mac, digit, alnum
+
+        /// The class's bit in `table` and in `measured`.
+        var member: UInt8 { 1 << rawValue }
+
+        /// Each byte's classes (`member` bits).
         static let table: [UInt8] = ByteClass.table.map { c in
             var r: UInt8 = 0
-            if c & ByteClass.hex != 0 { r |= hex }
-            if c & (ByteClass.hex | ByteClass.dash) != 0 { r |= uuid }
-            if c & (ByteClass.hex | ByteClass.dash | ByteClass.colon) != 0 { r |= mac }
-            if c & ByteClass.digit != 0 { r |= digit }
-            if c & ByteClass.alnum != 0 { r |= alnum }
+            if c & ByteClass.hex != 0 { r |= hex.member }
+            if c & (ByteClass.hex | ByteClass.dash) != 0 { r |= uuid.member }
+            if c & (ByteClass.hex | ByteClass.dash | ByteClass.colon) != 0 { r |= mac.member }
+            if c & ByteClass.digit != 0 { r |= digit.member }
+            if c & ByteClass.alnum != 0 { r |= alnum.member }
             return r
         }
     }
@@ -220,15 +232,15 @@ enum ShapeNeed: Sendable {
         case .never: return false
         case .email: return shape.has(C.at)
         case .uuidRun(let lengths, let shortest):
-            return shape.has(C.dash) && shape.count >= shortest && shape.maximalRuns(of: bytes).uuid & lengths != 0
+            return shape.has(C.dash) && shape.count >= shortest && shape.runLengths(.uuid, of: bytes) & lengths != 0
         case .macRun(let lengths, let shortest):
-            return shape.has(C.dash | C.colon) && shape.count >= shortest && shape.maximalRuns(of: bytes).mac & lengths != 0
+            return shape.has(C.dash | C.colon) && shape.count >= shortest && shape.runLengths(.mac, of: bytes) & lengths != 0
         case .hexRun(let lengths, let shortest):
-            return shape.has(C.hexLetter) && shape.count >= shortest && shape.maximalRuns(of: bytes).hex & lengths != 0
+            return shape.has(C.hexLetter) && shape.count >= shortest && shape.runLengths(.hex, of: bytes) & lengths != 0
         case .digitRun(let lengths, let shortest):
-            return shape.digits >= shortest && shape.maximalRuns(of: bytes).digit & lengths != 0
+            return shape.digits >= shortest && shape.runLengths(.digit, of: bytes) & lengths != 0
         case .alnumRun(let lengths, let shortest):
-            return shape.count >= shortest && shape.maximalRuns(of: bytes).alnum & lengths != 0
+            return shape.count >= shortest && shape.runLengths(.alnum, of: bytes) & lengths != 0
         case .phone(let digits, let whole): return shape.digits >= digits && (!whole || shape.onlyPhoneBytes)
         case .folded(let search, let digits, let classes):
             return shape.digits >= digits && shape.classes & classes == classes && searches[search].isFound(in: bytes)
