@@ -325,7 +325,9 @@ func isRoleAccount(_ address: String) -> Bool {
     let start = lower.firstIndex { $0 != UInt8(ascii: "@") } ?? lower.endIndex
     let end = lower[start...].firstIndex(of: UInt8(ascii: "@")) ?? lower.endIndex
     let localPart = lower[start..<end]
-    for role in roleAccountBytes where localPart.count >= role.count {
+    guard let first = localPart.first else { return false }
+    // A role is compared only when it starts with the local part's first byte (few of them do).
+    for role in roleAccountBytes where localPart.count >= role.count && role[0] == first {
         var same = true
         for (k, b) in role.enumerated() where localPart[start + k] != b {
             same = false
