@@ -123,8 +123,23 @@ public enum PhoneNumbers {
     /// True when `digits` (possibly written with `+`) is a plausible international number:
     /// a known calling code followed by a national number of a valid length.
     public static func isPlausibleInternational(_ digits: String) -> Bool {
-        plans.contains { digits.hasPrefix($0.callingCode) && $0.lengths.contains(digits.count - $0.callingCode.count) }
+        // ASCII digits are compared as bytes (`hasPrefix` and `count` by characters cost thousands
+        // of instructions a call over the plans); the count of their bytes is that of characters.
+        var digits = digits
+        return digits.withUTF8 { d in
+            guard d.allSatisfy({ $0 < 0x80 }) else {
+                let text = String(decoding: d, as: UTF8.self)
+                return plans.contains { text.hasPrefix($0.callingCode) && $0.lengths.contains(text.count - $0.callingCode.count) }
+            }
+            for (plan, code) in zip(plans, callingCodeBytes) where code.count <= d.count && plan.lengths.contains(d.count - code.count) {
+                if code.indices.allSatisfy({ d[$0] == code[$0] }) { return true }
+            }
+            return false
+        }
     }
+
+    /// The plans' calling codes as bytes, in the order of `plans`.
+    private static let callingCodeBytes: [[UInt8]] = plans.map { Array($0.callingCode.utf8) }
 }
 
 extension String {

@@ -64,7 +64,7 @@ struct PatternDetector: Sendable {
                 // resolved for the rules without path hints).
                 guard !candidate.readsPath || keyScore + max(0, rules[index].uppercaseWeight) >= rules[index].threshold else { continue }
                 if shape == nil { shape = ValueShape(fields[i].bytes) }
-                guard candidate.need.mayMatch(&shape!, searches: searches) else { continue }
+                guard candidate.need.mayMatch(&shape!, bytes: fields[i].bytes, searches: searches) else { continue }
                 detect(rules[index], keyScore: keyScore, in: fields[i], into: &out)
             }
         }
@@ -302,15 +302,9 @@ struct PatternDetector: Sendable {
             case .plausiblePhone:
                 if !plausiblePhone(text) { return false }
             case .nameWord:
-                let words = text.split(separator: " ").filter { !$0.isEmpty }
-                guard (1...3).contains(words.count), text.count >= 2,
-                      words.allSatisfy({ w in w.first?.isUppercase == true && w.allSatisfy { $0.isLetter || $0 == "-" || $0 == "'" } }),
-                      !words.contains(where: { nonNameWords.contains($0.lowercased()) }) else { return false }
+                guard isNameWords(text, count: 1...3), text.count >= 2 else { return false }
             case .personName:
-                let words = text.split(separator: " ").filter { !$0.isEmpty }
-                guard (2...4).contains(words.count), words.allSatisfy({ w in w.first?.isUppercase == true && w.allSatisfy { $0.isLetter || $0 == "-" || $0 == "'" } }) else { return false }
-                // Event, screen and product names look like names too ("Add To Cart", "Home Screen").
-                if words.contains(where: { nonNameWords.contains($0.lowercased()) }) { return false }
+                guard isNameWords(text, count: 2...4) else { return false }
             case .notRoleAccount:
                 if isRoleAccount(text) { return false }
             }
@@ -331,7 +325,9 @@ func isRoleAccount(_ address: String) -> Bool {
     let start = lower.firstIndex { $0 != UInt8(ascii: "@") } ?? lower.endIndex
     let end = lower[start...].firstIndex(of: UInt8(ascii: "@")) ?? lower.endIndex
     let localPart = lower[start..<end]
-    for role in roleAccountBytes where localPart.count >= role.count {
+    guard let first = localPart.first else { return false }
+    // A role is compared only when it starts with the local part's first byte (few of them do).
+    for role in roleAccountBytes where localPart.count >= role.count && role[0] == first {
         var same = true
         for (k, b) in role.enumerated() where localPart[start + k] != b {
             same = false
@@ -343,6 +339,36 @@ func isRoleAccount(_ address: String) -> Bool {
         if next == UInt8(ascii: ".") || next == UInt8(ascii: "-") || next == UInt8(ascii: "+") { return true }
     }
     return false
+}
+
+/// `text` is `count` words between spaces, each a capital then letters, `-` or `'`, and none of
+/// them a word of event, screen or product names, which look like names too ("Add To Cart",
+/// "Home Screen"): the shape of `nameWord` and `personName`. ASCII text is read as bytes (the same
+/// answer: its letters are A-Z and a-z), without a `Character` and its properties per byte.
+func isNameWords(_ text: String, count: ClosedRange<Int>) -> Bool {
+    guard CandidateText.isASCII(text) else {
+        let words = text.split(separator: " ")
+        return count.contains(words.count)
+            && words.allSatisfy { w in w.first?.isUppercase == true && w.allSatisfy { $0.isLetter || $0 == "-" || $0 == "'" } }
+            && !words.contains { nonNameWords.contains($0.lowercased()) }
+    }
+    @inline(__always) func isUpper(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
+    @inline(__always) func isLower(_ b: UInt8) -> Bool { b >= 0x61 && b <= 0x7A }
+    // One pass, left at the first byte that cannot be a name's or at one word too many.
+    var words = 0, inWord = false
+    for b in text.utf8 {
+        if b == UInt8(ascii: " ") {
+            inWord = false
+        } else if !inWord {
+            words += 1
+            guard words <= count.upperBound, isUpper(b) else { return false }
+            inWord = true
+        } else if !(isUpper(b) || isLower(b) || b == UInt8(ascii: "-") || b == UInt8(ascii: "'")) {
+            return false
+        }
+    }
+    guard count.contains(words) else { return false }
+    return !text.utf8.split(separator: UInt8(ascii: " ")).contains { word in nonNameWords.contains(String(decoding: word.map { isUpper($0) ? $0 | 0x20 : $0 }, as: UTF8.self)) }
 }
 
 /// Local parts of role accounts (`not-role-account`).

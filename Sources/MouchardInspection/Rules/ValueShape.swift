@@ -1,6 +1,6 @@
 /// What a pass over a field's bytes says about the candidates its pattern rules could find:
-/// which byte classes it has, how many digits, and (read only when a rule needs them, in a second
-/// pass) the lengths of the maximal runs of each class a shape is made of. A rule whose shape needs
+/// which byte classes it has, how many digits, and (read only when a rule needs them, a pass per
+/// class) the lengths of the maximal runs of the classes shapes are made of. A rule whose shape needs
 /// what the field lacks (a UUID is a run of 36 hex digits and dashes, an e-mail has an `@`) is not
 /// scanned for (`ShapeNeed`): most fields hold no candidate of any rule and are answered by the
 /// first pass alone, instead of a scan per rule.
@@ -8,7 +8,9 @@
 /// A scanner's candidate (`PatternDetector.runs`) is a maximal run of its class, so a field
 /// without a maximal run of an allowed length has none.
 struct ValueShape {
-    let bytes: ArraySlice<UInt8>
+    /// The field's length in bytes. The bytes themselves are not kept: a shape is plain data,
+    /// made and dropped per field without reference counting (`runLengths(_:of:)` is given them).
+    let count: Int
     /// The `ByteClass` bits of the field's bytes, together.
     private(set) var classes: UInt8 = 0
     /// Decimal digits in all (a phone number has 8 or more, with separators between).
@@ -16,21 +18,44 @@ struct ValueShape {
     /// Every byte is a digit or may be written in a phone number (`+`, space, `-`, `.`,
     /// parentheses) or around it (tab, CR, LF): a whole value may be one.
     private(set) var onlyPhoneBytes = true
-    /// The maximal runs, read on first use.
-    private var runs: Runs?
+    /// The lengths of the maximal runs of the classes in `measured`, as bits: bit `n - 1` for a run
+    /// of `n` bytes, bit 63 for runs of 64 bytes or more (`RunLengths`).
+    private var runs = Runs()
+    /// The `RunClass` bits of the classes whose runs are read: each class is read on first use,
+    /// alone, as a field is mostly asked about one (the digit rules').
+    private var measured: UInt8 = 0
 
-    /// The lengths of the maximal runs of each class, as bits: bit `n - 1` for a run of `n` bytes,
-    /// bit 63 for runs of 64 bytes or more (`RunLengths`).
     struct Runs {
         var hex: UInt64 = 0
         var uuid: UInt64 = 0
         var mac: UInt64 = 0
         var digit: UInt64 = 0
         var alnum: UInt64 = 0
+
+        subscript(runClass: RunClass) -> UInt64 {
+            get {
+                switch runClass {
+                case .hex: hex
+                case .uuid: uuid
+                case .mac: mac
+                case .digit: digit
+                case .alnum: alnum
+                }
+            }
+            set {
+                switch runClass {
+                case .hex: hex = newValue
+                case .uuid: uuid = newValue
+                case .mac: mac = newValue
+                case .digit: digit = newValue
+                case .alnum: alnum = newValue
+                }
+            }
+        }
     }
 
     init(_ bytes: ArraySlice<UInt8>) {
-        self.bytes = bytes
+        count = bytes.count
         var classes: UInt8 = 0, notPhone: UInt8 = 0, digits = 0
         bytes.withUnsafeBufferPointer { p in
             for b in p {
@@ -47,37 +72,52 @@ struct ValueShape {
 
     func has(_ byteClass: UInt8) -> Bool { classes & byteClass != 0 }
 
-    /// The maximal runs of each class (a second pass, made once).
-    mutating func maximalRuns() -> Runs {
-        if let runs { return runs }
-        var found = Runs()
-        // The current run of each class: hex, UUID (hex and `-`), MAC (hex, `:`, `-`), digits, alnum.
-        var hex = 0, uuid = 0, mac = 0, digit = 0, alnum = 0
-        @inline(__always) func extend(_ run: inout Int, _ runs: inout UInt64, _ inClass: Bool) {
-            if inClass {
-                run += 1
-            } else if run > 0 {
-                runs |= RunLengths.bit(run)
-                run = 0
+    /// The lengths of the maximal runs of `runClass` in `bytes`, the field's (`RunLengths` bits;
+    /// a pass over the bytes the first time a class is asked for).
+    mutating func runLengths(_ runClass: RunClass, of bytes: ArraySlice<UInt8>) -> UInt64 {
+        if measured & runClass.member == 0 {
+            runs[runClass] = Self.measure(runClass.member, bytes)
+            measured |= runClass.member
+        }
+        return runs[runClass]
+    }
+
+    private static func measure(_ member: UInt8, _ bytes: ArraySlice<UInt8>) -> UInt64 {
+        var lengths: UInt64 = 0, run = 0
+        RunClass.table.withUnsafeBufferPointer { table in
+            bytes.withUnsafeBufferPointer { p in
+                for b in p {
+                    if table[Int(b)] & member != 0 {
+                        run += 1
+                    } else if run > 0 {
+                        lengths |= RunLengths.bit(run)
+                        run = 0
+                    }
+                }
             }
         }
-        bytes.withUnsafeBufferPointer { p in
-            for b in p {
-                let c = ByteClass.table[Int(b)]
-                extend(&hex, &found.hex, c & ByteClass.hex != 0)
-                extend(&uuid, &found.uuid, c & (ByteClass.hex | ByteClass.dash) != 0)
-                extend(&mac, &found.mac, c & (ByteClass.hex | ByteClass.dash | ByteClass.colon) != 0)
-                extend(&digit, &found.digit, c & ByteClass.digit != 0)
-                extend(&alnum, &found.alnum, c & ByteClass.alnum != 0)
-            }
+        if run > 0 { lengths |= RunLengths.bit(run) }
+        return lengths
+    }
+
+    /// The classes whose maximal runs are measured: hex digits, UUID bytes (hex and `-`), MAC bytes
+    /// (hex, `:`, `-`), decimal digits, ASCII letters and digits.
+    enum RunClass: UInt8 {
+        case hex, uuid, mac, digit, alnum
+
+        /// The class's bit in `table` and in `measured`.
+        var member: UInt8 { 1 << rawValue }
+
+        /// Each byte's classes (`member` bits).
+        static let table: [UInt8] = ByteClass.table.map { c in
+            var r: UInt8 = 0
+            if c & ByteClass.hex != 0 { r |= hex.member }
+            if c & (ByteClass.hex | ByteClass.dash) != 0 { r |= uuid.member }
+            if c & (ByteClass.hex | ByteClass.dash | ByteClass.colon) != 0 { r |= mac.member }
+            if c & ByteClass.digit != 0 { r |= digit.member }
+            if c & ByteClass.alnum != 0 { r |= alnum.member }
+            return r
         }
-        extend(&hex, &found.hex, false)
-        extend(&uuid, &found.uuid, false)
-        extend(&mac, &found.mac, false)
-        extend(&digit, &found.digit, false)
-        extend(&alnum, &found.alnum, false)
-        runs = found
-        return found
     }
 
     /// The byte classes of `init`, one bit each (`digit` is 1: added up as the digit count).
@@ -183,27 +223,27 @@ enum ShapeNeed: Sendable {
         }
     }
 
-    /// The field whose shape is `shape` may hold a candidate (a regex prefilter is looked for with
-    /// its search in `searches`). The classes and the length are checked before the runs are read.
-    func mayMatch(_ shape: inout ValueShape, searches: [FoldedKeySearch]) -> Bool {
+    /// The field `bytes`, whose shape is `shape`, may hold a candidate (a regex prefilter is looked
+    /// for with its search in `searches`). The classes and the length are checked before the runs are read.
+    func mayMatch(_ shape: inout ValueShape, bytes: ArraySlice<UInt8>, searches: [FoldedKeySearch]) -> Bool {
         typealias C = ValueShape.ByteClass
         switch self {
         case .any: return true
         case .never: return false
         case .email: return shape.has(C.at)
         case .uuidRun(let lengths, let shortest):
-            return shape.has(C.dash) && shape.bytes.count >= shortest && shape.maximalRuns().uuid & lengths != 0
+            return shape.has(C.dash) && shape.count >= shortest && shape.runLengths(.uuid, of: bytes) & lengths != 0
         case .macRun(let lengths, let shortest):
-            return shape.has(C.dash | C.colon) && shape.bytes.count >= shortest && shape.maximalRuns().mac & lengths != 0
+            return shape.has(C.dash | C.colon) && shape.count >= shortest && shape.runLengths(.mac, of: bytes) & lengths != 0
         case .hexRun(let lengths, let shortest):
-            return shape.has(C.hexLetter) && shape.bytes.count >= shortest && shape.maximalRuns().hex & lengths != 0
+            return shape.has(C.hexLetter) && shape.count >= shortest && shape.runLengths(.hex, of: bytes) & lengths != 0
         case .digitRun(let lengths, let shortest):
-            return shape.digits >= shortest && shape.maximalRuns().digit & lengths != 0
+            return shape.digits >= shortest && shape.runLengths(.digit, of: bytes) & lengths != 0
         case .alnumRun(let lengths, let shortest):
-            return shape.bytes.count >= shortest && shape.maximalRuns().alnum & lengths != 0
+            return shape.count >= shortest && shape.runLengths(.alnum, of: bytes) & lengths != 0
         case .phone(let digits, let whole): return shape.digits >= digits && (!whole || shape.onlyPhoneBytes)
         case .folded(let search, let digits, let classes):
-            return shape.digits >= digits && shape.classes & classes == classes && searches[search].isFound(in: shape.bytes)
+            return shape.digits >= digits && shape.classes & classes == classes && searches[search].isFound(in: bytes)
         }
     }
 }
