@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(name: "MouchardWireTests", dependencies: ["MouchardTestSupport", "MouchardWire"]),
         .testTarget(name: "MouchardHTTP2Tests", dependencies: ["MouchardTestSupport", "MouchardHTTP2"]),
         .testTarget(name: "MouchardFlowTests", dependencies: ["MouchardTestSupport", "MouchardFlow", "MouchardWire"]),
-        .testTarget(name: "MouchardCodecTests", dependencies: ["MouchardTestSupport", "MouchardCodec", "MouchardWire"]),
+        .testTarget(name: "MouchardCodecTests", dependencies: ["MouchardTestSupport", "MouchardCodec", "MouchardWire", "CMouchardShims"]),
         .testTarget(name: "MouchardMessagesTests", dependencies: [
             "MouchardTestSupport", "MouchardMessages", "MouchardCodec", "MouchardFlow", "MouchardWire",
         ]),

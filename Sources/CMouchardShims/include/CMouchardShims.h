@@ -12,6 +12,10 @@
 /// OPENSSL_VERSION_NUMBER is a macro; exposed for `mouchard --version` and diagnostics.
 static inline unsigned long mouchard_openssl_version_number(void) { return OPENSSL_VERSION_NUMBER; }
 
+/// What the start-up initialisation of OpenSSL without its atexit cleanup returned (1: done, 0:
+/// failed or not run); see shims.c.
+int mouchard_openssl_init_result(void);
+
 // --- OpenSSL macros used by MouchardTLS -------------------------------------------------------
 
 /// SSL_CTX_set_min_proto_version (macro over SSL_CTX_ctrl).
